@@ -1,0 +1,48 @@
+# spar — build, test, install, bench, demo.
+GO      ?= go
+BIN     ?= bin
+PREFIX  ?= $(HOME)/.local
+BINDIR  ?= $(PREFIX)/bin
+FUZZTIME ?= 30s
+
+.PHONY: all build test vet install bench fuzz demo clean deps
+
+all: build
+
+# deps fetches every module a fresh machine needs (CI runs it through test).
+deps:
+	$(GO) mod download
+
+build: deps
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./...
+	cp spar $(BIN)/spar
+	chmod +x $(BIN)/spar
+
+vet: deps
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+test: vet
+	$(GO) test -count=1 ./...
+
+install: build
+	@mkdir -p $(BINDIR)
+	cp $(BIN)/spar $(BIN)/spar-* $(BINDIR)/
+	@echo "installed spar and its stages in $(BINDIR)"
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+fuzz: deps
+	@for p in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$p/*_test.go | sed 's/func //'); do \
+	    echo "fuzz $$p $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+	  done; done
+
+demo: build
+	PATH="$(CURDIR)/$(BIN):$$PATH" sh testdata/demo/run.sh
+
+clean:
+	rm -rf $(BIN)

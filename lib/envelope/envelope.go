@@ -1,0 +1,293 @@
+// Package envelope holds the Go types of the keys that flow down the stage
+// pipeline (DESIGN.md §3, docs/pipeline.md). Each key has exactly one owning
+// stage; every other stage only reads it. Stages never import each other:
+// they share these types.
+package envelope
+
+import "encoding/json"
+
+// ---------------------------------------------------------------- config
+// Owner: spar-config. The applied configuration record of spar-config.en.md
+// §4, exactly what `spar config` prints, and `config` in round.json.
+
+type Config struct {
+	Source             Source             `json:"source"`
+	Override           *Override          `json:"override"`
+	Choices            []Choice           `json:"choices"`
+	ConfiguredRequired []RequiredReviewer `json:"configured_required"`
+	Files              []ConfigFile       `json:"files"`
+	Reviewers          []Reviewer         `json:"reviewers"`
+	Angles             []string           `json:"angles"`
+	Caps               Caps               `json:"caps"`
+	CheckPaths         []string           `json:"check_paths"`
+	Rules              []string           `json:"rules"`
+	Digest             string             `json:"digest"`
+}
+
+// Source says where the reviewer list came from.
+type Source struct {
+	Kind    string   `json:"kind"` // SPAR_CONFIG, XDG_CONFIG_HOME, HOME, clean-review, default
+	Path    string   `json:"path"` // "" for default
+	Skipped []string `json:"skipped"`
+	Note    string   `json:"note"`
+}
+
+type Override struct {
+	Kind  string   `json:"kind"` // "--reviewers"
+	Names []string `json:"names"`
+}
+
+// Choice is one --model or --effort value the agent gave, as received.
+type Choice struct {
+	Reviewer string `json:"reviewer"`
+	Key      string `json:"key"` // model, effort
+	Value    string `json:"value"`
+}
+
+type RequiredReviewer struct {
+	Name   string `json:"name"`
+	Preset string `json:"preset"`
+}
+
+type ConfigFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Reviewer is one applied reviewer. Fields a preset does not use are null.
+type Reviewer struct {
+	Name           string   `json:"name"`
+	Preset         string   `json:"preset"`    // claude codex agy native command
+	Isolation      string   `json:"isolation"` // verified host unverified
+	Required       bool     `json:"required"`
+	Model          *string  `json:"model"`
+	FallbackModel  *string  `json:"fallback_model"`
+	Effort         *string  `json:"effort"`
+	Binary         *string  `json:"binary"`
+	Argv           []string `json:"argv"`
+	TimeoutSeconds int      `json:"timeout_seconds"`
+	// claude, codex, agy only (effort_* for claude and codex only).
+	ModelSource    string   `json:"model_source,omitempty"`  // user, agent, preset
+	EffortSource   string   `json:"effort_source,omitempty"` // user, agent, preset
+	DefaultModel   *string  `json:"default_model,omitempty"`
+	DefaultEffort  *string  `json:"default_effort,omitempty"`
+	AllowedModels  []string `json:"allowed_models,omitempty"`
+	AllowedEfforts []string `json:"allowed_efforts,omitempty"`
+}
+
+type Caps struct {
+	Plan      int `json:"plan"`
+	PlanDelta int `json:"plan_delta"`
+	Code      int `json:"code"`
+}
+
+// ---------------------------------------------------------------- run
+// Owner: spar-packet. The normalized run arguments.
+
+type Run struct {
+	Repo           string       `json:"repo"`  // absolute repository root (working tree)
+	Stage          string       `json:"stage"` // plan, plan-delta, code
+	Base           string       `json:"base"`  // full commit ID
+	Head           string       `json:"head"`  // full commit ID
+	Out            string       `json:"out"`   // absolute round folder (does not exist yet)
+	Series         string       `json:"series"`
+	Name           string       `json:"name"` // round name: base name of Out
+	DryRun         bool         `json:"dry_run"`
+	CheckPaths     []string     `json:"check_paths"` // config.check_paths plus --check-path
+	Documents      []Document   `json:"documents"`
+	CriteriaIDs    []string     `json:"criteria_ids"`
+	CriteriaDigest string       `json:"criteria_digest"`
+	Decisions      []Decision   `json:"decisions"`
+	Standpoints    []Standpoint `json:"standpoints"`
+	Changes        []Change     `json:"changes"` // files changed base..head
+}
+
+// Document is one round document (G26): a rule, a criteria document or the
+// subject. Lines split the text on "\n": joining them with "\n" gives the
+// exact bytes back (review-freshness: fragments stored as source lines).
+type Document struct {
+	Role      string   `json:"role"`   // rule, criteria, subject
+	Origin    string   `json:"origin"` // config (project rules) or argument
+	Name      string   `json:"name"`   // repository path inside the repository, file name outside
+	Path      string   `json:"path"`   // real absolute path
+	FileName  string   `json:"file_name"`
+	SHA256    string   `json:"sha256"`
+	LineCount int      `json:"line_count"` // G8: newlines, plus one when the last line has none
+	Lines     []string `json:"lines"`
+}
+
+// Decision is one --decision/--decision-quote pair (G35), kept as received.
+type Decision struct {
+	Decision string `json:"decision"`
+	Quote    string `json:"quote"`
+}
+
+type Standpoint struct {
+	Reviewer string `json:"reviewer"`
+	Text     string `json:"text"`
+}
+
+// Change is one file changed between base and head.
+type Change struct {
+	Path      string `json:"path"`
+	OldPath   string `json:"old_path,omitempty"` // renames
+	Status    string `json:"status"`             // A M D R T
+	Added     int    `json:"added"`              // -1 for binary
+	Deleted   int    `json:"deleted"`            // -1 for binary
+	CheckPath bool   `json:"check_path"`
+}
+
+// ---------------------------------------------------------------- packet
+// Owner: spar-packet.
+
+type Packet struct {
+	Markdown string  `json:"markdown"` // packet.md, byte for byte
+	SHA256   string  `json:"sha256"`   // of Markdown
+	Schema   string  `json:"schema"`   // schema.json text
+	Inputs   []Input `json:"inputs"`   // one per reviewer of the run, applied order
+}
+
+// Input is what one reviewer receives.
+type Input struct {
+	Reviewer string `json:"reviewer"`
+	Preset   string `json:"preset"`
+	// Text is the reviewer's input: stdin for claude and codex, the -p
+	// argument for agy, the {prompt} file for command, prompt.md for native.
+	Text string `json:"text"`
+	// Files are written into <round>/<reviewer>/ (input.md, prompt.md, PACKET.md).
+	Files []NamedText `json:"files"`
+	// PromptFile is the round-relative path substituted for {prompt}
+	// (command) and named in agy's large-packet reference: "packet.md" or
+	// "<reviewer>/input.md".
+	PromptFile string `json:"prompt_file"`
+}
+
+type NamedText struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// ---------------------------------------------------------------- round
+// Owner: spar-exec.
+
+type Round struct {
+	Dir       string `json:"dir"` // absolute round folder
+	Series    string `json:"series"`
+	Name      string `json:"name"`
+	StartedAt string `json:"started_at"` // RFC 3339 UTC
+	DryRun    bool   `json:"dry_run"`
+	Cap       Cap    `json:"cap"`
+}
+
+// Cap is the cap decision (DESIGN.md §4).
+type Cap struct {
+	Stage   string  `json:"stage"`   // plan, plan_delta, code (cap key)
+	Counted bool    `json:"counted"` // false for dry runs and reruns
+	Number  int     `json:"number"`  // this round's count in the stage (0 when not counted)
+	Limit   int     `json:"limit"`   // cap + extensions
+	RerunOf *string `json:"rerun_of"`
+}
+
+// ---------------------------------------------------------------- runs
+// Owner: spar-exec (and spar-record's loader for `spar record`).
+
+type ReviewerRun struct {
+	Reviewer       string    `json:"reviewer"`
+	Preset         string    `json:"preset"`
+	Status         string    `json:"status"` // completed failed unavailable timed_out tool_violation pending not_run
+	Reason         string    `json:"reason"`
+	Model          *string   `json:"model"` // asked (designated)
+	Effort         *string   `json:"effort"`
+	ObservedModel  *string   `json:"observed_model"` // G12: null when unknown
+	Version        string    `json:"version"`
+	TimeoutSeconds int       `json:"timeout_seconds"`
+	Attempts       []Attempt `json:"attempts"`
+	Resets         *string   `json:"resets"`
+	Warnings       []Warning `json:"warnings"`
+	Tools          []string  `json:"tools"`  // tools and item kinds seen (G10)
+	Result         *string   `json:"result"` // raw result text, nil when none
+}
+
+type Attempt struct {
+	Model         *string `json:"model"`
+	Effort        *string `json:"effort"`
+	StartedAt     string  `json:"started_at"`
+	FinishedAt    string  `json:"finished_at"`
+	ExitCode      *int    `json:"exit_code"`
+	Status        string  `json:"status"`
+	Reason        string  `json:"reason"`
+	ObservedModel *string `json:"observed_model,omitempty"` // absent when unknown (G12)
+	Resets        *string `json:"resets"`
+}
+
+// Warning keeps only a kind and a tool name, never a path or content (G15).
+type Warning struct {
+	Kind string `json:"kind"`
+	Tool string `json:"tool,omitempty"`
+}
+
+// ---------------------------------------------------------------- results
+// Owner: spar-check.
+
+type Result struct {
+	Reviewer         string            `json:"reviewer"`
+	Status           string            `json:"status"` // final status
+	Reason           string            `json:"reason"`
+	Verdict          *string           `json:"verdict"`
+	Result           json.RawMessage   `json:"result"` // the checked result object, null unless it passed G1–G6
+	Standpoint       *string           `json:"standpoint"`
+	StandpointReport *StandpointReport `json:"standpoint_report"`
+}
+
+type StandpointReport struct {
+	Checked bool   `json:"checked"`
+	Detail  string `json:"detail"`
+}
+
+// ---------------------------------------------------------------- findings
+// Owner: spar-classify.
+
+type Finding struct {
+	ID                 string        `json:"id"` // <reviewer>-F<n>
+	Reviewer           string        `json:"reviewer"`
+	ReviewerID         string        `json:"reviewer_id"`
+	ProposedClass      string        `json:"proposed_class"`
+	Angle              string        `json:"angle"`
+	Location           string        `json:"location"`
+	Claim              string        `json:"claim"`
+	FailureScenario    string        `json:"failure_scenario"`
+	Evidence           string        `json:"evidence"`
+	IntroducedByChange string        `json:"introduced_by_change"`
+	Regression         string        `json:"regression"`
+	CheckImpact        string        `json:"check_impact"`
+	Confidence         string        `json:"confidence"`
+	SmallestFix        string        `json:"smallest_fix"`
+	Path               string        `json:"path"`
+	LineStart          *int          `json:"line_start"`
+	LineEnd            *int          `json:"line_end"`
+	InCheckPaths       bool          `json:"in_check_paths"`
+	LocationUnreadable bool          `json:"location_unreadable"`
+	LinkKind           string        `json:"link_kind"` // confirmed kind or none
+	Link               string        `json:"link"`      // confirmed link or ""
+	ClaimedLinkKind    string        `json:"claimed_link_kind"`
+	ClaimedLink        string        `json:"claimed_link"`
+	LinkFragment       *LinkFragment `json:"link_fragment"`
+	Class              string        `json:"class"`
+	ClassReason        string        `json:"class_reason"`
+}
+
+// LinkFragment is the exact cited lines of a confirmed link with lines.
+type LinkFragment struct {
+	Document string   `json:"document"` // the document's name (G26) or head path
+	Start    int      `json:"start"`
+	End      int      `json:"end"`
+	Lines    []string `json:"lines"`
+}
+
+// ---------------------------------------------------------------- recorded
+// Owner: spar-record.
+
+type Recorded struct {
+	Round string   `json:"round"` // absolute round folder
+	Files []string `json:"files"` // round-relative names written
+}
