@@ -1,0 +1,72 @@
+// Package gitx calls the git program the way every spar stage does
+// (DESIGN.md §2): --no-pager, core.quotepath off, -z output where git has it,
+// and --end-of-options before any revision a user gave, so that a revision
+// is never read as an option (G27).
+package gitx
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Git runs git in dir and returns its stdout. A failure returns an error
+// holding git's stderr.
+func Git(dir string, args ...string) ([]byte, error) {
+	full := append([]string{"--no-pager", "-c", "core.quotepath=off"}, args...)
+	cmd := exec.Command("git", full...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return stdout.Bytes(), &Error{Args: args, Msg: msg, Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// Error is a failed git call.
+type Error struct {
+	Args []string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), e.Msg) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// ResolveCommit resolves rev to a full commit ID (G27). rev is never read as
+// an option: it goes after --end-of-options, and "^{commit}" makes a tag or
+// tree that is not a commit fail.
+func ResolveCommit(dir, rev string) (string, error) {
+	if rev == "" {
+		return "", fmt.Errorf("empty revision")
+	}
+	out, err := Git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%q does not resolve to a commit", rev)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// TopLevel returns the working tree root containing dir.
+func TopLevel(dir string) (string, error) {
+	out, err := Git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// SplitZ splits NUL-terminated git output.
+func SplitZ(b []byte) []string {
+	s := strings.TrimSuffix(string(b), "\x00")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
+}

@@ -1,0 +1,5 @@
+package glob
+
+import "path"
+
+var pathMatch = path.Match

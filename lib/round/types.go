@@ -1,0 +1,152 @@
+// Package round holds the review-round/v1 records of a round folder and a
+// series (DESIGN.md §4–§7): round.json, findings.json, ledger.jsonl,
+// waivers.jsonl and the series' extensions.jsonl. spar-exec writes the first
+// round.json (without finished_at); spar-record writes everything after it;
+// spar-gate only reads.
+package round
+
+import "github.com/jaekit/spar/lib/envelope"
+
+// Schema is the schema of round.json and findings.json.
+const Schema = "review-round/v1"
+
+// File names inside a round folder (G20 reserves them as reviewer names).
+const (
+	RoundFile     = "round.json"
+	PacketFile    = "packet.md"
+	SchemaFile    = "schema.json"
+	FindingsFile  = "findings.json"
+	LedgerFile    = "ledger.jsonl"
+	SummaryFile   = "summary.md"
+	WaiversFile   = "waivers.jsonl"
+	WorkspaceDir  = "workspace"
+	ExtensionFile = "extensions.jsonl" // in the series folder
+	LockFile      = ".lock"            // in the series folder
+)
+
+// Record is round.json.
+type Record struct {
+	Schema         string                `json:"schema"` // review-round/v1
+	Name           string                `json:"name"`   // the round folder's name
+	Series         string                `json:"series"` // absolute series folder when written
+	Repo           string                `json:"repo"`   // absolute repository root
+	Stage          string                `json:"stage"`  // plan, plan-delta, code
+	Base           string                `json:"base"`   // full commit IDs
+	Head           string                `json:"head"`
+	DryRun         bool                  `json:"dry_run"`
+	StartedAt      string                `json:"started_at"`
+	FinishedAt     *string               `json:"finished_at"`     // null until spar-record publishes the round
+	FindingsSHA256 *string               `json:"findings_sha256"` // sha256 of findings.json's bytes, with finished_at
+	PacketSHA256   string                `json:"packet_sha256"`
+	SchemaSHA256   string                `json:"schema_sha256"`
+	Cap            envelope.Cap          `json:"cap"`
+	Config         envelope.Config       `json:"config"`
+	CheckPaths     []string              `json:"check_paths"` // config.check_paths plus --check-path
+	Documents      []envelope.Document   `json:"documents"`
+	Links          Links                 `json:"links"`
+	CriteriaDigest string                `json:"criteria_digest"`
+	Decisions      []envelope.Decision   `json:"decisions"`
+	Standpoints    []envelope.Standpoint `json:"standpoints"`
+	// StandpointsUncovered names reviewers with a standpoint and no completed review.
+	StandpointsUncovered []string          `json:"standpoints_uncovered"`
+	Changes              []envelope.Change `json:"changes"`
+	Reviewers            []Reviewer        `json:"reviewers"`
+	Counts               Counts            `json:"counts"`
+}
+
+// Links is what link confirmation was checked against.
+type Links struct {
+	Rules       []RuleLink `json:"rules"`
+	CriteriaIDs []string   `json:"criteria_ids"`
+}
+
+// RuleLink is one rule document as G8 sees it.
+type RuleLink struct {
+	Names    []string `json:"names"` // G26 name, real absolute path
+	FileName string   `json:"file_name"`
+	Lines    int      `json:"lines"` // G8 line count
+}
+
+// Reviewer is one reviewer of the run, in the applied order.
+type Reviewer struct {
+	Name             string                     `json:"name"`
+	Preset           string                     `json:"preset"`
+	Isolation        string                     `json:"isolation"`
+	Required         bool                       `json:"required"`
+	Status           string                     `json:"status"`
+	Reason           string                     `json:"reason"` // "" when completed
+	Model            *string                    `json:"model"`
+	FallbackModel    *string                    `json:"fallback_model"`
+	Effort           *string                    `json:"effort"`
+	ObservedModel    *string                    `json:"observed_model"` // G12: null when unknown
+	Version          string                     `json:"version"`
+	TimeoutSeconds   int                        `json:"timeout_seconds"`
+	Attempts         []envelope.Attempt         `json:"attempts"`
+	Resets           *string                    `json:"resets"`
+	Warnings         []envelope.Warning         `json:"warnings"`
+	Verdict          *string                    `json:"verdict"`
+	AnglesChecked    []AngleItem                `json:"angles_checked"`
+	AnglesUnchecked  []AngleItem                `json:"angles_unchecked"`
+	Limits           *string                    `json:"limits"`
+	Standpoint       *string                    `json:"standpoint"`
+	StandpointReport *envelope.StandpointReport `json:"standpoint_report"`
+	Findings         int                        `json:"findings"`
+	// RerunOf names the round whose completed review this reviewer kept
+	// (status not_run in a rerun), or null.
+	CompletedIn *string `json:"completed_in"`
+}
+
+// AngleItem is one item of angles_checked ({angle, result}) or
+// angles_unchecked ({angle, reason}), as received (G4).
+type AngleItem struct {
+	Angle  string `json:"angle"`
+	Result string `json:"result,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Counts is the number of findings per class.
+type Counts struct {
+	Defect              int `json:"defect"`
+	RequirementQuestion int `json:"requirement-question"`
+	Hardening           int `json:"hardening"`
+	Note                int `json:"note"`
+}
+
+// Findings is findings.json.
+type Findings struct {
+	Schema   string             `json:"schema"`
+	Round    string             `json:"round"`
+	Findings []envelope.Finding `json:"findings"`
+}
+
+// LedgerEntry is one line of ledger.jsonl. The last line for a finding decides.
+type LedgerEntry struct {
+	Finding      string `json:"finding"`
+	Disposition  string `json:"disposition"` // fixed rejected duplicate deferred accepted answered
+	Auto         bool   `json:"auto,omitempty"`
+	Commit       string `json:"commit,omitempty"`
+	Of           string `json:"of,omitempty"`
+	Evidence     string `json:"evidence,omitempty"`
+	To           string `json:"to,omitempty"`
+	UserQuote    string `json:"user_quote,omitempty"`
+	FailedBefore string `json:"failed_before,omitempty"`
+	PassedAfter  string `json:"passed_after,omitempty"`
+	At           string `json:"at"`
+}
+
+// Waiver is one line of waivers.jsonl.
+type Waiver struct {
+	Reviewer  string `json:"reviewer"`
+	Preset    string `json:"preset"`
+	UserQuote string `json:"user_quote"`
+	At        string `json:"at"`
+}
+
+// Extension is one line of the series' extensions.jsonl.
+type Extension struct {
+	Stage  string `json:"stage"` // plan, plan-delta, code
+	By     int    `json:"by"`
+	Cause  string `json:"cause,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	At     string `json:"at"`
+}
