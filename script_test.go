@@ -108,11 +108,15 @@ func Params(dir string) testscript.Params {
 			return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig"),
 				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"json":   cmdJSON,
-			"mkfifo": cmdMkfifo,
-		},
+		Cmds: scriptCmds,
 	}
+}
+
+// scriptCmds are the custom testscript commands. Other _test.go files of this
+// package add theirs in an init function (one file per group).
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"json":   cmdJSON,
+	"mkfifo": cmdMkfifo,
 }
 
 // json FILE PATH WANT: the gjson PATH of the JSON in FILE ("stdout" and
