@@ -1,0 +1,130 @@
+package gitx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FileChange is one file changed between two commits.
+type FileChange struct {
+	Path    string // path in the new commit (the old path for a deletion)
+	OldPath string // the old path of a rename or copy, "" otherwise
+	Status  string // A, M, D, R, C, T (git's letter, score removed)
+	Added   int    // added lines; -1 for a binary file
+	Deleted int    // deleted lines; -1 for a binary file
+}
+
+// Diff lists the files changed from base to head with their added and
+// deleted lines (the packet's list of changes and the gate's growth, G24).
+// Renames are detected (-M) so that a moved file counts as one change. base
+// and head must be full commit IDs already resolved by ResolveCommit (G27);
+// they still go after --end-of-options.
+func Diff(dir, base, head string) ([]FileChange, error) {
+	common := []string{"diff", "-z", "-M", "--no-color", "--no-ext-diff", "--no-textconv"}
+	ns, err := Git(dir, append(append([]string{}, common...), "--name-status", "--end-of-options", base, head, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	num, err := Git(dir, append(append([]string{}, common...), "--numstat", "--end-of-options", base, head, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := parseNameStatus(ns)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := parseNumstat(num)
+	if err != nil {
+		return nil, err
+	}
+	if len(counts) != len(changes) {
+		return nil, fmt.Errorf("git diff: %d name-status entries but %d numstat entries", len(changes), len(counts))
+	}
+	for i := range changes {
+		c := counts[i]
+		if c.path != changes[i].Path || c.oldPath != changes[i].OldPath {
+			return nil, fmt.Errorf("git diff: numstat entry %q does not match name-status entry %q", c.path, changes[i].Path)
+		}
+		changes[i].Added, changes[i].Deleted = c.added, c.deleted
+	}
+	return changes, nil
+}
+
+// parseNameStatus reads `git diff --name-status -z`: "X\0path\0" or, for a
+// rename or copy, "R100\0old\0new\0".
+func parseNameStatus(b []byte) ([]FileChange, error) {
+	f := SplitZ(b)
+	var out []FileChange
+	for i := 0; i < len(f); {
+		st := f[i]
+		if st == "" {
+			return nil, fmt.Errorf("git diff --name-status: empty status")
+		}
+		letter := st[:1]
+		if letter == "R" || letter == "C" {
+			if i+2 >= len(f) {
+				return nil, fmt.Errorf("git diff --name-status: truncated %s entry", letter)
+			}
+			out = append(out, FileChange{Status: letter, OldPath: f[i+1], Path: f[i+2]})
+			i += 3
+			continue
+		}
+		if i+1 >= len(f) {
+			return nil, fmt.Errorf("git diff --name-status: truncated entry")
+		}
+		out = append(out, FileChange{Status: letter, Path: f[i+1]})
+		i += 2
+	}
+	return out, nil
+}
+
+type numstat struct {
+	path, oldPath  string
+	added, deleted int
+}
+
+// parseNumstat reads `git diff --numstat -z`: "A\tD\tpath\0" or, for a
+// rename, "A\tD\t\0old\0new\0". Binary files show "-" for both counts.
+func parseNumstat(b []byte) ([]numstat, error) {
+	f := SplitZ(b)
+	var out []numstat
+	for i := 0; i < len(f); {
+		parts := strings.SplitN(f[i], "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("git diff --numstat: malformed entry %q", f[i])
+		}
+		a, err := count(parts[0])
+		if err != nil {
+			return nil, err
+		}
+		d, err := count(parts[1])
+		if err != nil {
+			return nil, err
+		}
+		n := numstat{added: a, deleted: d}
+		if parts[2] == "" {
+			if i+2 >= len(f) {
+				return nil, fmt.Errorf("git diff --numstat: truncated rename entry")
+			}
+			n.oldPath, n.path = f[i+1], f[i+2]
+			i += 3
+		} else {
+			n.path = parts[2]
+			i++
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func count(s string) (int, error) {
+	if s == "-" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("git diff --numstat: bad count %q", s)
+	}
+	return n, nil
+}
