@@ -1,0 +1,170 @@
+package series
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/round"
+)
+
+type fixture struct {
+	name, stage, head, packet, started string
+	dry, counted, finished             bool
+	completed                          []string
+	failed                             []string
+}
+
+func writeRound(t *testing.T, series string, f fixture) {
+	t.Helper()
+	dir := filepath.Join(series, f.name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rec := round.Record{Schema: round.Schema, Name: f.name, Stage: f.stage, Base: "b", Head: f.head,
+		PacketSHA256: f.packet, StartedAt: f.started, DryRun: f.dry, Cap: envelope.Cap{Counted: f.counted}}
+	for _, n := range f.completed {
+		rec.Reviewers = append(rec.Reviewers, round.Reviewer{Name: n, Status: "completed"})
+	}
+	for _, n := range f.failed {
+		rec.Reviewers = append(rec.Reviewers, round.Reviewer{Name: n, Status: "timed_out"})
+	}
+	if f.finished {
+		fb, _ := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: f.name, Findings: []envelope.Finding{}})
+		if err := atomic.WriteFile(filepath.Join(dir, round.FindingsFile), fb, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := round.SHA256(fb)
+		at := f.started
+		rec.FinishedAt, rec.FindingsSHA256 = &at, &sum
+	}
+	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var caps = envelope.Caps{Plan: 1, PlanDelta: 1, Code: 2}
+
+func TestCaps_MissingSeriesHasNoRounds(t *testing.T) {
+	d, err := Decide(filepath.Join(t.TempDir(), "nope"), "code", "b", "h1", "p1", false, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Cap.Counted || d.Cap.Number != 1 || d.Cap.Limit != 2 || d.Cap.Stage != "code" || d.Refusal != "" || d.Cap.RerunOf != nil {
+		t.Fatalf("%+v", d)
+	}
+}
+
+func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "2026-01-01T00:00:01Z", counted: true, finished: true})
+	writeRound(t, s, fixture{name: "dry", stage: "code", head: "h2", packet: "p2", started: "2026-01-01T00:00:02Z", dry: true, finished: true})
+	writeRound(t, s, fixture{name: "stopped", stage: "code", head: "h3", packet: "p3", started: "2026-01-01T00:00:03Z", counted: true})
+	writeRound(t, s, fixture{name: "plan-1", stage: "plan", head: "h0", packet: "p0", started: "2026-01-01T00:00:00Z", counted: true, finished: true})
+	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h4", packet: "p4", started: "2026-01-01T00:00:04Z", counted: true, finished: true})
+	d, err := Decide(s, "code", "b", "h5", "p5", false, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Cap.Counted || d.Cap.Number != 3 || d.Cap.Limit != 2 {
+		t.Fatalf("%+v", d.Cap)
+	}
+	for _, want := range []string{`"code"`, "round 3", "limit is 2", "spar extend " + s + " --stage code --by 1 --cause"} {
+		if !strings.Contains(d.Refusal, want) {
+			t.Errorf("refusal %q lacks %q", d.Refusal, want)
+		}
+	}
+	// An extension of the stage allows it; one of another stage does not.
+	if err := atomic.AppendLine(filepath.Join(s, round.ExtensionFile), []byte(`{"stage":"plan","by":3,"at":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := Decide(s, "code", "b", "h5", "p5", false, caps); d.Refusal == "" {
+		t.Fatal("plan extension allowed a code round")
+	}
+	if err := atomic.AppendLine(filepath.Join(s, round.ExtensionFile), []byte(`{"stage":"code","by":1,"cause":"churn","at":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = Decide(s, "code", "b", "h5", "p5", false, caps)
+	if err != nil || d.Refusal != "" || d.Cap.Limit != 3 || d.Cap.Number != 3 {
+		t.Fatalf("%+v %v", d, err)
+	}
+	// plan-delta is its own stage with key plan_delta.
+	d, _ = Decide(s, "plan-delta", "b", "h5", "p5", false, caps)
+	if d.Cap.Stage != "plan_delta" || d.Cap.Number != 1 || d.Refusal != "" {
+		t.Fatalf("%+v", d)
+	}
+	// The plan extension counts for plan: round 2 of plan within 1+3.
+	d, _ = Decide(s, "plan", "b", "h5", "p5", false, caps)
+	if d.Refusal != "" || d.Cap.Number != 2 || d.Cap.Limit != 4 {
+		t.Fatalf("plan %+v", d)
+	}
+	if c := ExtendCommand("/s s", "plan"); c != "spar extend '/s s' --stage plan --by 1" {
+		t.Fatalf("plan command %q", c)
+	}
+}
+
+func TestCaps_DryRunNeverCountedNorRefused(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "plan-1", stage: "plan", head: "h0", packet: "p0", started: "1", counted: true, finished: true})
+	d, err := Decide(s, "plan", "b", "h1", "p1", true, caps)
+	if err != nil || d.Cap.Counted || d.Cap.Number != 0 || d.Refusal != "" || d.Cap.RerunOf != nil {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+func TestCaps_RerunRunsOnlyUnfinishedReviewers(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true, completed: []string{"claude"}, failed: []string{"codex", "agy"}})
+	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"codex"}, failed: []string{"agy"}})
+	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h2", packet: "p2", started: "3", counted: true, finished: true})
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cap.Counted || d.Cap.Number != 0 || d.Cap.RerunOf == nil || *d.Cap.RerunOf != "code-1" || d.Refusal != "" {
+		t.Fatalf("%+v", d.Cap)
+	}
+	if len(d.Completed) != 2 || d.Completed["claude"] != "code-1" || d.Completed["codex"] != "code-1b" {
+		t.Fatalf("completed %v", d.Completed)
+	}
+	// A changed packet (for example other standpoints) is a new input: counted, and here refused.
+	d, _ = Decide(s, "code", "b", "h1", "p1x", false, caps)
+	if !d.Cap.Counted || d.Refusal == "" {
+		t.Fatalf("%+v", d)
+	}
+	// A different base is a new input too.
+	d, _ = Decide(s, "code", "b2", "h1", "p1", false, caps)
+	if !d.Cap.Counted {
+		t.Fatalf("%+v", d)
+	}
+}
+
+func TestCaps_StoppedRoundIsNotRerunBase(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, completed: []string{"claude"}})
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps)
+	if err != nil || !d.Cap.Counted || d.Cap.Number != 1 || d.Cap.RerunOf != nil || len(d.Completed) != 0 {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+func TestG32_UnreadableRecordIsAnError(t *testing.T) {
+	s := t.TempDir()
+	os.MkdirAll(filepath.Join(s, "r1"), 0o755)
+	os.WriteFile(filepath.Join(s, "r1", round.RoundFile), []byte(`{"schema":"other/v9"}`), 0o644)
+	if _, err := Decide(s, "code", "b", "h", "p", false, caps); err == nil {
+		t.Fatal("no error for a foreign schema")
+	}
+	s2 := t.TempDir()
+	os.WriteFile(filepath.Join(s2, round.ExtensionFile), []byte("not json\n"), 0o644)
+	if _, err := Decide(s2, "code", "b", "h", "p", false, caps); err == nil {
+		t.Fatal("no error for an unreadable extensions.jsonl")
+	}
+	if _, err := Decide(s2, "review", "b", "h", "p", false, caps); err == nil {
+		t.Fatal("no error for an unknown stage")
+	}
+}
