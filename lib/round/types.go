@@ -121,11 +121,15 @@ type Findings struct {
 
 // LedgerEntry is one line of ledger.jsonl. The last line for a finding decides.
 type LedgerEntry struct {
-	Finding      string `json:"finding"`
-	Disposition  string `json:"disposition"` // fixed rejected duplicate deferred accepted answered
-	Auto         bool   `json:"auto,omitempty"`
-	Commit       string `json:"commit,omitempty"`
-	Of           string `json:"of,omitempty"`
+	Finding     string `json:"finding"`
+	Disposition string `json:"disposition"` // fixed rejected duplicate deferred accepted answered
+	Auto        bool   `json:"auto,omitempty"`
+	Commit      string `json:"commit,omitempty"`
+	Of          string `json:"of,omitempty"`
+	// OfRound names the round that holds the finding Of (this round or an
+	// earlier round of the series): finding IDs repeat across rounds, so a
+	// duplicate names both (docs/review-round.md §8).
+	OfRound      string `json:"of_round,omitempty"`
 	Evidence     string `json:"evidence,omitempty"`
 	To           string `json:"to,omitempty"`
 	UserQuote    string `json:"user_quote,omitempty"`
