@@ -206,6 +206,10 @@ type ReviewerRun struct {
 	Warnings       []Warning `json:"warnings"`
 	Tools          []string  `json:"tools"`  // tools and item kinds seen (G10)
 	Result         *string   `json:"result"` // raw result text, nil when none
+	// CompletedIn names the round of the same input where this reviewer
+	// completed (series.Decision.Completed): a rerun does not run it again
+	// (status not_run) and round.json keeps the name as completed_in.
+	CompletedIn *string `json:"completed_in,omitempty"`
 }
 
 type Attempt struct {
