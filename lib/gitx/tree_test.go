@@ -1,0 +1,125 @@
+package gitx
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitT runs git in dir for a test, with a fixed identity and no user config.
+func gitT(t *testing.T, dir string, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, dir, name, text string, mode os.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Section 3: the files and folders of a copy are the commit tree's blob
+// entries (regular, executable, symbolic link) and the folders above them;
+// a submodule (gitlink) is not in the copy.
+func TestTree_Copy(t *testing.T) {
+	dir := t.TempDir()
+	gitT(t, dir, "", "init", "-q")
+	write(t, dir, "app/main.go", "package main\n", 0o644)
+	write(t, dir, "checks/my test.py", "a\nb", 0o644)
+	write(t, dir, "tools/run.sh", "#!/bin/sh\n", 0o755)
+	write(t, dir, "한글/파일.md", "x\n", 0o644)
+	if err := os.Symlink("app/main.go", filepath.Join(dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "", "add", "-A")
+	// A submodule entry, alone in its folder and beside a file.
+	commitID := strings.Repeat("1", 40)
+	gitT(t, dir, "", "update-index", "--add", "--cacheinfo", "160000,"+commitID+",vendor/only/sub")
+	gitT(t, dir, "", "update-index", "--add", "--cacheinfo", "160000,"+commitID+",app/sub")
+	gitT(t, dir, "", "commit", "-q", "-m", "c")
+	head := gitT(t, dir, "", "rev-parse", "HEAD")
+
+	tr, err := LoadTree(dir, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Len() != 5 {
+		t.Errorf("Len = %d, want 5", tr.Len())
+	}
+	for p, m := range map[string]Mode{"app/main.go": Regular, "checks/my test.py": Regular,
+		"tools/run.sh": Executable, "link.go": Symlink, "한글/파일.md": Regular} {
+		b, ok := tr.Blob(p)
+		if !ok || b.Mode != m || len(b.ID) < 40 {
+			t.Errorf("Blob(%q) = %+v, %v; want mode %v", p, b, ok, m)
+		}
+	}
+	if b, _ := tr.Blob("link.go"); b.IsRegular() {
+		t.Errorf("a symbolic link is not a regular file")
+	}
+	if b, _ := tr.Blob("tools/run.sh"); !b.IsRegular() {
+		t.Errorf("an executable file is a regular file of the commit")
+	}
+	for _, p := range []string{"", "app", "checks", "tools", "한글"} {
+		if !tr.IsDir(p) || !tr.Has(p) {
+			t.Errorf("folder %q missing", p)
+		}
+	}
+	for _, p := range []string{"app/sub", "vendor", "vendor/only", "vendor/only/sub", "app/main.go/", "checks/my", "missing"} {
+		if tr.Has(p) {
+			t.Errorf("Has(%q) = true; submodules and what is not tracked are not in the copy", p)
+		}
+	}
+	if tr.IsDir("app/main.go") {
+		t.Errorf("a file is not a folder")
+	}
+
+	// Blob contents: one cat-file call, each blob once.
+	mb, _ := tr.Blob("app/main.go")
+	tb, _ := tr.Blob("checks/my test.py")
+	got, err := ReadBlobs(dir, []string{mb.ID, tb.ID, mb.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got[mb.ID]) != "package main\n" || string(got[tb.ID]) != "a\nb" {
+		t.Errorf("ReadBlobs = %q", got)
+	}
+	if _, err := ReadBlobs(dir, []string{strings.Repeat("0", 40)}); err == nil {
+		t.Errorf("ReadBlobs of a missing object succeeded")
+	}
+	if _, err := LoadTree(dir, "--output=x"); err == nil {
+		t.Errorf("LoadTree read a revision as an option")
+	}
+}
+
+// G8: the line count is the number of newlines, plus one when the last line
+// does not end with a newline.
+func TestG8_CountLines(t *testing.T) {
+	cases := map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "a\nb\n": 2, "\n": 1, "\n\n": 2, "a\r\nb\r\n": 2}
+	for in, want := range cases {
+		if got := CountLines([]byte(in)); got != want {
+			t.Errorf("CountLines(%q) = %d, want %d", in, got, want)
+		}
+		if ls := Lines([]byte(in)); strings.Join(ls, "\n") != in {
+			t.Errorf("Lines(%q) does not join back", in)
+		}
+	}
+}
