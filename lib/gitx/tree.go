@@ -46,9 +46,10 @@ func (b Blob) IsRegular() bool { return b.Mode == Regular || b.Mode == Executabl
 // symbolic links) and the folders above them. A submodule (gitlink) is not
 // in the copy, so neither it nor a folder holding only submodules is.
 type Tree struct {
-	Commit string
-	blobs  map[string]Blob
-	dirs   map[string]struct{}
+	Commit   string
+	blobs    map[string]Blob
+	dirs     map[string]struct{}
+	gitlinks map[string]struct{} // kept only to say why a path is not in the copy
 }
 
 // LoadTree reads the tree of commit with one `git ls-tree -r -z
@@ -64,7 +65,7 @@ func LoadTree(dir, commit string) (*Tree, error) {
 
 func parseTree(commit string, out []byte) (*Tree, error) {
 	n := bytes.Count(out, []byte{0})
-	t := &Tree{Commit: commit, blobs: make(map[string]Blob, n), dirs: make(map[string]struct{}, n/8+1)}
+	t := &Tree{Commit: commit, blobs: make(map[string]Blob, n), dirs: make(map[string]struct{}, n/8+1), gitlinks: map[string]struct{}{}}
 	for len(out) > 0 {
 		i := bytes.IndexByte(out, 0)
 		if i < 0 {
@@ -94,7 +95,10 @@ func parseTree(commit string, out []byte) (*Tree, error) {
 		case "120000":
 			m = Symlink
 		case "160000":
-			continue // a submodule is not in the copy
+			// A submodule is not in the copy: neither a location target nor
+			// a contract link target, and it adds no folder above it.
+			t.gitlinks[string(rec[tab+1:])] = struct{}{}
+			continue
 		default:
 			return nil, fmt.Errorf("git ls-tree %s: unknown mode %s", commit, meta[0])
 		}
@@ -132,6 +136,13 @@ func (t *Tree) Has(p string) bool {
 		return true
 	}
 	return t.IsDir(p)
+}
+
+// IsSubmodule reports whether p is a gitlink of the commit's tree. It is
+// never part of the copy; callers use it only to say why.
+func (t *Tree) IsSubmodule(p string) bool {
+	_, ok := t.gitlinks[p]
+	return ok
 }
 
 // Len is the number of blob entries.

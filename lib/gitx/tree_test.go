@@ -88,6 +88,9 @@ func TestTree_Copy(t *testing.T) {
 			t.Errorf("Has(%q) = true; submodules and what is not tracked are not in the copy", p)
 		}
 	}
+	if !tr.IsSubmodule("app/sub") || !tr.IsSubmodule("vendor/only/sub") || tr.IsSubmodule("app/main.go") {
+		t.Errorf("IsSubmodule does not name the gitlinks")
+	}
 	if tr.IsDir("app/main.go") {
 		t.Errorf("a file is not a folder")
 	}
