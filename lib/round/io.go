@@ -85,7 +85,9 @@ func Load(dir string) (*Record, *Findings, error) {
 		return rec, nil, fmt.Errorf("%s: %w", FindingsFile, err)
 	}
 	if got := SHA256(b); got != *rec.FindingsSHA256 {
-		return rec, nil, fmt.Errorf("%s: sha256 %s does not match round.json's findings_sha256 %s", FindingsFile, got, *rec.FindingsSHA256)
+		// DESIGN.md §4: a findings.json without the sha256 round.json names
+		// is a round caught between two recordings, never a finished one.
+		return rec, nil, fmt.Errorf("%w (%s has sha256 %s, round.json names %s)", ErrUnfinished, FindingsFile, got, *rec.FindingsSHA256)
 	}
 	var f Findings
 	if err := strictUnmarshal(b, &f); err != nil {

@@ -91,9 +91,17 @@ type Reviewer struct {
 	Standpoint       *string                    `json:"standpoint"`
 	StandpointReport *envelope.StandpointReport `json:"standpoint_report"`
 	Findings         int                        `json:"findings"`
-	// RerunOf names the round whose completed review this reviewer kept
-	// (status not_run in a rerun), or null.
+	// CompletedIn names the round of the same input whose completed review
+	// this reviewer kept (status not_run in a rerun), or null.
 	CompletedIn *string `json:"completed_in"`
+	// RunStatus and RunReason are the run's own status and reason before the
+	// result check (runs[].status): what `spar record` loads back so that
+	// spar-check decides the final status again. Absent in records that
+	// predate them: the final status is used.
+	RunStatus string `json:"run_status,omitempty"`
+	RunReason string `json:"run_reason,omitempty"`
+	// Tools are the tools and item kinds seen in the run (G10).
+	Tools []string `json:"tools,omitempty"`
 }
 
 // AngleItem is one item of angles_checked ({angle, result}) or
