@@ -1,0 +1,51 @@
+package config
+
+// Preset is one row of spar-config.en.md §1's preset table, plus the keys
+// the preset uses (G21).
+type Preset struct {
+	Name          string
+	Isolation     string // verified, host, unverified
+	Required      bool
+	Model         string // "" when the preset has none
+	FallbackModel string
+	Effort        string
+	// Keys the preset uses besides name, preset and timeout_seconds.
+	UsesBinary, UsesModel, UsesEffort, UsesArgv bool
+}
+
+// Presets in the contract's order.
+var Presets = []Preset{
+	{Name: "claude", Isolation: "verified", Required: true, Model: "opus", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
+	{Name: "codex", Isolation: "verified", Required: true, Model: "gpt-6-astra", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
+	// agy does not use effort.
+	{Name: "agy", Isolation: "verified", Required: true, Model: "gemini-4-argon-high", FallbackModel: "gemini-3.8-flash-high", UsesBinary: true, UsesModel: true},
+	{Name: "native", Isolation: "host", Required: true},
+	{Name: "command", Isolation: "unverified", Required: false, UsesArgv: true},
+}
+
+// LookupPreset returns the preset named name (literal comparison).
+func LookupPreset(name string) (Preset, bool) {
+	for _, p := range Presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// DefaultList is the reviewer list when no source names one (§1 item 5).
+var DefaultList = []string{"claude", "codex", "agy"}
+
+// DefaultTimeoutSeconds is spar's time limit for a reviewer when no file
+// sets timeout_seconds (the contract gives none; docs/pipeline.md §3).
+const DefaultTimeoutSeconds = 1800
+
+// Angles is the fixed order of the five angles (§2, G22).
+var Angles = []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"}
+
+// DefaultCaps are the project caps when .jaekit/spar.toml sets none (§2).
+const (
+	DefaultCapPlan      = 1
+	DefaultCapPlanDelta = 1
+	DefaultCapCode      = 3
+)

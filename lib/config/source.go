@@ -1,0 +1,103 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
+
+// Source kinds of the applied record's source.kind (§4).
+const (
+	KindSparConfig  = "SPAR_CONFIG"
+	KindXDG         = "XDG_CONFIG_HOME"
+	KindHome        = "HOME"
+	KindCleanReview = "clean-review"
+	KindDefault     = "default"
+)
+
+// candidate is one path of the user source order.
+type candidate struct {
+	kind, path string
+}
+
+// userCandidates lists spar's own user sources in order (§1 items 1–3). An
+// empty environment variable is absent (G16): it gives no candidate.
+func userCandidates(getenv func(string) string) []candidate {
+	var c []candidate
+	if p := getenv("SPAR_CONFIG"); p != "" {
+		c = append(c, candidate{KindSparConfig, p})
+	}
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		c = append(c, candidate{KindXDG, filepath.Join(x, "jaekit", "spar.toml")})
+	}
+	if h := getenv("HOME"); h != "" {
+		c = append(c, candidate{KindHome, filepath.Join(h, ".config", "jaekit", "spar.toml")})
+	}
+	return c
+}
+
+// cleanReviewPath chooses clean-review's config.json as clean-review does
+// (§1 item 4): CLEAN_REVIEW_CONFIG, else $XDG_CONFIG_HOME/clean-review,
+// else ~/.config/clean-review. Only the chosen path is looked at.
+func cleanReviewPath(getenv func(string) string) (string, bool) {
+	if p := getenv("CLEAN_REVIEW_CONFIG"); p != "" {
+		return p, true
+	}
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "clean-review", "config.json"), true
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "clean-review", "config.json"), true
+	}
+	return "", false
+}
+
+// readSource reads a configuration file by G16. A missing path, a broken
+// symbolic link and a symbolic link loop are absent (ok false, no error).
+// An existing path must be, or resolve to, a regular file; anything else,
+// and a stat or read that fails for another reason, is a configuration
+// error naming the path.
+func readSource(path string) (data []byte, ok bool, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if absent(err) {
+			return nil, false, nil
+		}
+		return nil, false, pathErr(path, "cannot stat the configuration file: %v", unwrapPath(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, pathErr(path, "the configuration file is not a regular file (%s)", fileKind(fi.Mode()))
+	}
+	data, err = os.ReadFile(path)
+	if err != nil {
+		return nil, false, pathErr(path, "cannot read the configuration file: %v", unwrapPath(err))
+	}
+	return data, true, nil
+}
+
+// absent reports whether a stat error means the path does not exist: no
+// entry, a broken symbolic link (ENOENT through the link), a loop (ELOOP),
+// or a path component that is a file (ENOTDIR: nothing can exist below it).
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR)
+}
+
+func fileRecord(path string, data []byte) envelope.ConfigFile {
+	sum := sha256.Sum256(data)
+	return envelope.ConfigFile{Path: path, SHA256: hex.EncodeToString(sum[:])}
+}
+
+// absPath makes path absolute (against the working directory) without
+// resolving symbolic links: the path as spar opened it.
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}
