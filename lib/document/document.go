@@ -1,0 +1,128 @@
+// Package document reads the round documents of G26: the project's rule
+// documents (config.rules, G23) and the --rules, --criteria and --subject
+// arguments.
+//
+// G26: a readable file, possibly outside the repository. Its name is the
+// repository-relative path inside the repository and the file name outside
+// it; links and locations may use that name, the real absolute path or the
+// file name (G8's rule for shared file names). Unreadable: refused.
+package document
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
+
+// Roles and origins of a document in run.documents.
+const (
+	RoleRule     = "rule"
+	RoleCriteria = "criteria"
+	RoleSubject  = "subject"
+
+	OriginConfig   = "config"   // config.rules, read from the working tree (G16, G23)
+	OriginArgument = "argument" // --rules, --criteria, --subject
+)
+
+// Read reads the document at path (relative paths are relative to the
+// current folder, as a shell user means them). repoRoot is the real absolute
+// working tree root. The error says what is wrong; the caller names the
+// option and the value.
+func Read(repoRoot, path, role, origin string) (envelope.Document, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return envelope.Document{}, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return envelope.Document{}, unreadable(err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return envelope.Document{}, unreadable(err)
+	}
+	if !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return envelope.Document{}, errors.New("is a folder, not a readable file")
+		}
+		return envelope.Document{}, errors.New("is not a regular file")
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return envelope.Document{}, unreadable(err)
+	}
+	// The packet and the records carry the text as JSON strings; text that
+	// is not UTF-8 could not be kept byte for byte, so it is not readable
+	// as a document.
+	if !utf8.Valid(data) {
+		return envelope.Document{}, errors.New("is not UTF-8 text")
+	}
+	return FromText(repoRoot, real, string(data), role, origin), nil
+}
+
+// ReadRule reads a project rule document named by its repository path
+// (config.rules): its name stays the path the configuration wrote.
+func ReadRule(repoRoot, rel string) (envelope.Document, error) {
+	d, err := Read(repoRoot, filepath.Join(repoRoot, filepath.FromSlash(rel)), RoleRule, OriginConfig)
+	if err != nil {
+		return d, err
+	}
+	d.Name = filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
+	return d, nil
+}
+
+func unreadable(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot be read: %v", err)
+}
+
+// FromText builds the document record of text read from the real absolute
+// path real.
+func FromText(repoRoot, real, text, role, origin string) envelope.Document {
+	sum := sha256.Sum256([]byte(text))
+	return envelope.Document{
+		Role:      role,
+		Origin:    origin,
+		Name:      Name(repoRoot, real),
+		Path:      real,
+		FileName:  filepath.Base(real),
+		SHA256:    hex.EncodeToString(sum[:]),
+		LineCount: LineCount(text),
+		Lines:     strings.Split(text, "\n"),
+	}
+}
+
+// Name is G26's document name: the repository-relative path (with /) when
+// the real path is inside the working tree, the file name otherwise.
+func Name(repoRoot, real string) string {
+	if repoRoot != "" {
+		if rel, err := filepath.Rel(repoRoot, real); err == nil && rel != "." && rel != ".." &&
+			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(real)
+}
+
+// LineCount is G8's line count: the number of newlines, plus one when the
+// last line does not end with a newline (an empty text has no lines).
+func LineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
+
+// Text joins the lines back into the exact bytes read.
+func Text(d envelope.Document) string { return strings.Join(d.Lines, "\n") }

@@ -1,0 +1,198 @@
+package packet
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/criteria"
+	"github.com/jaekit/spar/lib/decision"
+	"github.com/jaekit/spar/lib/document"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/glob"
+	"github.com/jaekit/spar/lib/recordpath"
+	"github.com/jaekit/spar/lib/standpoint"
+)
+
+// Refusal is a refusal (65): nothing is written anywhere. The message
+// names the value with %q.
+type Refusal struct{ Msg string }
+
+func (e *Refusal) Error() string { return e.Msg }
+
+func refusef(format string, a ...any) error { return &Refusal{Msg: fmt.Sprintf(format, a...)} }
+
+// Prepare checks every run argument against its row and builds run. It
+// reads the repository and the documents and writes nothing: every refusal
+// happens before spar-exec creates anything. cfg.CheckPaths and cfg.Digest
+// are updated when --check-path adds globs (G24); changed reports that.
+func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err error) {
+	run = &envelope.Run{Stage: a.Stage, DryRun: a.DryRun}
+
+	// The repository under review: its working tree root, real path.
+	top, gerr := gitx.TopLevel(a.Repo)
+	if gerr != nil {
+		return nil, false, refusef("--repo %q is not inside a Git working tree", a.Repo)
+	}
+	repo, rerr := filepath.EvalSymlinks(top)
+	if rerr != nil {
+		return nil, false, refusef("--repo %q: %v", a.Repo, rerr)
+	}
+	run.Repo = repo
+
+	// G27: revisions resolve to commits and are never read as options.
+	if run.Base, err = gitx.ResolveCommit(repo, a.Base); err != nil {
+		return nil, false, refusef("--base %q does not resolve to a commit", a.Base)
+	}
+	if run.Head, err = gitx.ResolveCommit(repo, a.Head); err != nil {
+		return nil, false, refusef("--head %q does not resolve to a commit", a.Head)
+	}
+
+	// G28: the round folder does not exist yet and every repository around
+	// it ignores it; its series (the parent folder) holds .lock and
+	// extensions.jsonl, so the same rule applies to the series.
+	if err := recordpath.CheckNewFolder(a.Out); err != nil {
+		return nil, false, refusef("--out %s", err)
+	}
+	out, err := recordpath.Resolve(a.Out)
+	if err != nil {
+		return nil, false, refusef("--out %q: %v", a.Out, err)
+	}
+	series := filepath.Dir(out)
+	if series == out {
+		return nil, false, refusef("--out %q has no parent folder for its series", a.Out)
+	}
+	if fi, err := os.Stat(series); err == nil && !fi.IsDir() {
+		return nil, false, refusef("--out %q: its series %q is not a folder", a.Out, series)
+	}
+	if err := recordpath.Check(series); err != nil {
+		return nil, false, refusef("--out %q: series %s", a.Out, err)
+	}
+	run.Out, run.Series, run.Name = out, series, filepath.Base(out)
+
+	// G24: --check-path is added to the run's check paths and to the
+	// configuration digest; an invalid glob is refused.
+	run.CheckPaths = append([]string{}, cfg.CheckPaths...)
+	for _, g := range a.CheckPaths {
+		if _, err := glob.Compile(g); err != nil {
+			return nil, false, refusef("--check-path %q: %v", g, err)
+		}
+		if !contains(run.CheckPaths, g) {
+			run.CheckPaths = append(run.CheckPaths, g)
+			changed = true
+		}
+	}
+	set, err := glob.CompileAll(run.CheckPaths)
+	if err != nil {
+		return nil, false, refusef("config.check_paths: %v", err)
+	}
+	if changed {
+		cfg.CheckPaths = append([]string{}, run.CheckPaths...)
+		if cfg.Digest, err = config.Digest(cfg); err != nil {
+			return nil, false, fmt.Errorf("configuration digest: %w", err)
+		}
+	}
+
+	// G26, G23: documents. Project rules first (read from the working tree,
+	// named by their repository paths), then --rules, --criteria, --subject.
+	run.Documents = []envelope.Document{}
+	for _, r := range cfg.Rules {
+		d, err := document.ReadRule(repo, r)
+		if err != nil {
+			return nil, false, refusef("config.rules %q %v", r, err)
+		}
+		run.Documents = appendDoc(run.Documents, d)
+	}
+	groups := []struct {
+		opt, role string
+		paths     []string
+	}{{"--rules", document.RoleRule, a.Rules}, {"--criteria", document.RoleCriteria, a.Criteria}}
+	if a.HasSubject {
+		groups = append(groups, struct {
+			opt, role string
+			paths     []string
+		}{"--subject", document.RoleSubject, []string{a.Subject}})
+	}
+	for _, g := range groups {
+		for _, p := range g.paths {
+			d, err := document.Read(repo, p, g.role, document.OriginArgument)
+			if err != nil {
+				return nil, false, refusef("%s %q %v", g.opt, p, err)
+			}
+			run.Documents = appendDoc(run.Documents, d)
+		}
+	}
+	// G9: the criteria ID set is every ID found in the criteria documents'
+	// full text, in order of appearance, each once.
+	run.CriteriaIDs = []string{}
+	seen := map[string]bool{}
+	var digest strings.Builder
+	for _, d := range run.Documents {
+		if d.Role != document.RoleCriteria {
+			continue
+		}
+		for _, id := range criteria.IDs(document.Text(d)) {
+			if !seen[id] {
+				seen[id] = true
+				run.CriteriaIDs = append(run.CriteriaIDs, id)
+			}
+		}
+		fmt.Fprintf(&digest, "%s  %s\n", d.SHA256, d.Name)
+	}
+	if digest.Len() > 0 {
+		sum := sha256.Sum256([]byte(digest.String()))
+		run.CriteriaDigest = hex.EncodeToString(sum[:])
+	}
+
+	// G35: decisions, paired in order, kept as received.
+	if run.Decisions, err = decision.Pair(a.Decisions); err != nil {
+		return nil, false, refusef("%v", err)
+	}
+
+	// Standpoints: names of this run's configured reviewers and --reviewers.
+	if err := standpoint.Check(a.Standpoints, standpoint.Accepted(cfg)); err != nil {
+		return nil, false, refusef("%v", err)
+	}
+	run.Standpoints = append([]envelope.Standpoint{}, a.Standpoints...)
+
+	// The changed files, split by check paths (G24).
+	fcs, err := gitx.Diff(repo, run.Base, run.Head)
+	if err != nil {
+		return nil, false, fmt.Errorf("changes %s..%s: %w", run.Base, run.Head, err)
+	}
+	run.Changes = []envelope.Change{}
+	for _, c := range fcs {
+		_, in := set.Match(c.Path)
+		run.Changes = append(run.Changes, envelope.Change{
+			Path: c.Path, OldPath: c.OldPath, Status: c.Status,
+			Added: c.Added, Deleted: c.Deleted, CheckPath: in,
+		})
+	}
+	return run, changed, nil
+}
+
+// appendDoc keeps one record per role and real path: the same file given
+// twice in one role (or a project rule also given with --rules) is one
+// document, the first one.
+func appendDoc(docs []envelope.Document, d envelope.Document) []envelope.Document {
+	for _, e := range docs {
+		if e.Role == d.Role && e.Path == d.Path {
+			return docs
+		}
+	}
+	return append(docs, d)
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
