@@ -49,12 +49,14 @@ func Build(dir string) error {
 	if err != nil {
 		return err
 	}
+	examples, _ := filepath.Glob(filepath.Join("examples", "spar-*"))
+	mains = append(mains, examples...)
 	var failed []string
 	for _, m := range mains {
 		if fi, err := os.Stat(m); err != nil || !fi.IsDir() {
 			continue
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(m)), "./"+m)
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(m)), "./"+filepath.ToSlash(m))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			failed = append(failed, m)
