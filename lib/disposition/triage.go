@@ -1,0 +1,200 @@
+package disposition
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// TriageRequest is one spar triage: the round folder, the finding ID, the
+// disposition and its text options keyed by flag name (TriageOptions).
+type TriageRequest struct {
+	Round       string
+	Finding     string
+	Disposition string
+	Options     map[string]string
+}
+
+func refuse(format string, a ...any) error {
+	return exitcode.New(exitcode.Config, fmt.Sprintf(format, a...))
+}
+
+// roundFolder checks that dir is a folder before the lock is taken, so that
+// a mistyped round never creates a lock file in a folder that is no series.
+func roundFolder(cmd, dir string) (clean, series string, err error) {
+	clean = filepath.Clean(dir)
+	fi, err := os.Stat(clean)
+	if err != nil || !fi.IsDir() {
+		return "", "", refuse("spar-record: %s: round %q is not a round folder", cmd, dir)
+	}
+	return clean, filepath.Dir(clean), nil
+}
+
+// loadPublished reads a round that was recorded (G29, G32): anything else
+// is refused, naming the round and what is wrong.
+func loadPublished(cmd, dir string) (*round.Record, *round.Findings, error) {
+	rec, f, err := round.Load(dir)
+	if err != nil {
+		return nil, nil, refuse("spar-record: %s: round %q: %v", cmd, dir, err)
+	}
+	return rec, f, nil
+}
+
+// Triage appends one ledger line to the round's ledger.jsonl under the
+// series lock and returns it. Usage errors (64) come before any file is
+// touched; every refusal (65) writes nothing.
+func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
+	rule, err := CheckOptions(req.Disposition, req.Options)
+	if err != nil {
+		return round.LedgerEntry{}, err
+	}
+	dir, series, err := roundFolder("triage", req.Round)
+	if err != nil {
+		return round.LedgerEntry{}, err
+	}
+	var entry round.LedgerEntry
+	err = withLock(series, stderr, func() error {
+		// G33: the records are read only now that the lock is held.
+		rec, fs, err := loadPublished("triage", dir)
+		if err != nil {
+			return err
+		}
+		if _, err := round.ReadLedger(dir); err != nil {
+			return refuse("spar-record: triage: round %q: %v", req.Round, err)
+		}
+		// G30: the finding ID is literally an id of this round's findings.json.
+		f, ok := findingByID(fs, req.Finding)
+		if !ok {
+			return refuse("spar-record: triage: finding %q is not in round %q", req.Finding, req.Round)
+		}
+		if err := CheckFinding(rule, f, rec.Stage, req.Options); err != nil {
+			return err
+		}
+		e := round.LedgerEntry{Finding: f.ID, Disposition: rule.Disposition}
+		o := req.Options
+		if Given(o[OptCommit]) {
+			// G27: a revision Git resolves to a commit, recorded as its full ID.
+			id, err := gitx.ResolveCommit(rec.Repo, o[OptCommit])
+			if err != nil {
+				return refuse("spar-record: triage: --commit %q does not resolve to a commit in %q", o[OptCommit], rec.Repo)
+			}
+			e.Commit = id
+		}
+		if Given(o[OptOf]) {
+			ofRound, ofID, err := resolveOf(series, dir, rec, fs, f.ID, o[OptOf])
+			if err != nil {
+				return err
+			}
+			e.Of, e.OfRound = ofID, ofRound
+		}
+		e.Evidence = text(o[OptEvidence])
+		e.To = text(o[OptTo])
+		e.UserQuote = text(o[OptUserQuote])
+		e.FailedBefore = text(o[OptFailedBefore])
+		e.PassedAfter = text(o[OptPassedAfter])
+		e.At = stamp()
+		pause()
+		if err := appendRecord(filepath.Join(dir, round.LedgerFile), e); err != nil {
+			return err
+		}
+		entry = e
+		return nil
+	})
+	return entry, err
+}
+
+// text keeps a given text as received; one that counts as not given (G30)
+// is not recorded.
+func text(s string) string {
+	if !Given(s) {
+		return ""
+	}
+	return s
+}
+
+func findingByID(fs *round.Findings, id string) (envelope.Finding, bool) {
+	for _, f := range fs.Findings {
+		if f.ID == id {
+			return f, true
+		}
+	}
+	return envelope.Finding{}, false
+}
+
+// resolveOf finds the finding --of names: ID (this round first, then the
+// earlier rounds of the series, newest first) or ROUND/ID (that round, which
+// is this round or an earlier one). A finding is never a duplicate of itself.
+func resolveOf(series, dir string, rec *round.Record, fs *round.Findings, self, of string) (string, string, error) {
+	wantRound, id := "", of
+	if i := strings.LastIndexByte(of, '/'); i >= 0 {
+		wantRound, id = of[:i], of[i+1:]
+	}
+	if wantRound == "" || wantRound == rec.Name || wantRound == filepath.Base(dir) {
+		if id == self {
+			return "", "", refuse("spar-record: triage: --of %q: a finding is not a duplicate of itself", of)
+		}
+		if _, ok := findingByID(fs, id); ok {
+			return filepath.Base(dir), id, nil
+		}
+		if wantRound != "" {
+			return "", "", refuse("spar-record: triage: --of %q: finding %q is not in round %q", of, id, wantRound)
+		}
+	}
+	earlier, err := earlierRounds(series, dir)
+	if err != nil {
+		return "", "", err
+	}
+	for i := len(earlier) - 1; i >= 0; i-- {
+		d := earlier[i]
+		name := filepath.Base(d)
+		if wantRound != "" && name != wantRound {
+			continue
+		}
+		_, efs, err := round.Load(d)
+		if errors.Is(err, round.ErrUnfinished) {
+			// A round that stopped before recording has no findings (G29).
+			continue
+		}
+		if err != nil {
+			return "", "", refuse("spar-record: triage: --of %q: round %q of the series: %v", of, name, err)
+		}
+		if _, ok := findingByID(efs, id); ok {
+			return name, id, nil
+		}
+	}
+	if wantRound != "" {
+		return "", "", refuse("spar-record: triage: --of %q: round %q is not this round or an earlier round of the series with finding %q", of, wantRound, id)
+	}
+	return "", "", refuse("spar-record: triage: --of %q is not a finding of this round or of an earlier round of the series", of)
+}
+
+// earlierRounds lists the rounds of the series before dir, in series order
+// (round.ListRounds: started_at, then name). Only a duplicate reads them.
+func earlierRounds(series, dir string) ([]string, error) {
+	all, err := round.ListRounds(series)
+	if err != nil {
+		return nil, refuse("spar-record: triage: series %q: %v", series, err)
+	}
+	// An unreadable round.json leaves its place in the series unknown, so
+	// no round can be said to be earlier or later than it (G32).
+	for _, d := range all {
+		if _, err := round.ReadRecord(d); err != nil {
+			return nil, refuse("spar-record: triage: round %q of the series: %v", filepath.Base(d), err)
+		}
+	}
+	self := filepath.Base(dir)
+	for i, d := range all {
+		if filepath.Base(d) == self {
+			return all[:i], nil
+		}
+	}
+	return nil, refuse("spar-record: triage: round %q is not a round of series %q", dir, series)
+}
