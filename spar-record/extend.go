@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jaekit/spar/lib/disposition"
+	"github.com/jaekit/spar/lib/exitcode"
+)
+
+const extendUsage = `usage: spar extend SERIES --stage plan|plan-delta|code --by N [--cause C] [--reason R]
+
+Appends one line {stage, by, cause?, reason?, at} to SERIES/extensions.jsonl
+and prints it: the stage's cap grows by N (G31).
+  --by N       an integer of 1 or more
+  --cause C    code only, required: churn, recurring, unrelated, hardening, other
+  --reason R   code only; required when --by is 2 or more or --cause is other
+SERIES must be ignored by every Git repository that contains it (G28); it is
+created when it does not exist yet.
+Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
+74 I/O error.
+`
+
+// runExtend is `spar-record extend SERIES --stage S --by N [--cause C] [--reason R]`.
+func runExtend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	p, err := parseArgs("extend", args, []string{"stage", "by", "cause", "reason"})
+	if err != nil {
+		return usageError(stderr, err, extendUsage)
+	}
+	if p.help {
+		fmt.Fprint(stdout, extendUsage)
+		return exitcode.OK
+	}
+	if len(p.pos) != 1 {
+		return usageError(stderr, fmt.Errorf("spar-record: extend: want one SERIES, got %d arguments", len(p.pos)), extendUsage)
+	}
+	for _, f := range []string{"stage", "by"} {
+		if !p.given[f] {
+			return usageError(stderr, fmt.Errorf("spar-record: extend: --%s is required", f), extendUsage)
+		}
+	}
+	if p.pos[0] == "" {
+		return usageError(stderr, errors.New("spar-record: extend: SERIES is empty"), extendUsage)
+	}
+	e, err := disposition.Extend(disposition.ExtendRequest{
+		Series: p.pos[0], Stage: p.vals["stage"], By: p.vals["by"],
+		Cause: p.vals["cause"], CauseGiven: p.given["cause"],
+		Reason: p.vals["reason"], ReasonGiven: p.given["reason"],
+	}, stderr)
+	return finish(stdout, stderr, e, err)
+}

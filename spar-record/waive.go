@@ -1,0 +1,41 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jaekit/spar/lib/disposition"
+	"github.com/jaekit/spar/lib/exitcode"
+)
+
+const waiveUsage = `usage: spar waive ROUND --reviewer NAME --user-quote Q
+
+Appends one line {reviewer, preset, user_quote, at} to ROUND/waivers.jsonl
+and prints it. NAME must be a required reviewer of that round (G20, literal
+comparison); Q is the user's words and must not be blank (G30).
+Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
+74 I/O error.
+`
+
+// runWaive is `spar-record waive ROUND --reviewer NAME --user-quote Q`.
+func runWaive(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	p, err := parseArgs("waive", args, []string{"reviewer", "user-quote"})
+	if err != nil {
+		return usageError(stderr, err, waiveUsage)
+	}
+	if p.help {
+		fmt.Fprint(stdout, waiveUsage)
+		return exitcode.OK
+	}
+	if len(p.pos) != 1 {
+		return usageError(stderr, fmt.Errorf("spar-record: waive: want one ROUND, got %d arguments", len(p.pos)), waiveUsage)
+	}
+	if !p.given["reviewer"] {
+		return usageError(stderr, errors.New("spar-record: waive: --reviewer NAME is required"), waiveUsage)
+	}
+	w, err := disposition.Waive(disposition.WaiveRequest{
+		Round: p.pos[0], Reviewer: p.vals["reviewer"], UserQuote: p.vals["user-quote"],
+	}, stderr)
+	return finish(stdout, stderr, w, err)
+}
