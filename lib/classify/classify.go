@@ -1,0 +1,188 @@
+package classify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/gitx"
+)
+
+// item is one finding as the reviewer gave it (G5).
+type item struct {
+	ID                 string  `json:"id"`
+	ProposedClass      string  `json:"proposed_class"`
+	Angle              string  `json:"angle"`
+	Location           string  `json:"location"`
+	Claim              string  `json:"claim"`
+	FailureScenario    string  `json:"failure_scenario"`
+	Evidence           string  `json:"evidence"`
+	LinkKind           string  `json:"link_kind"`
+	Link               string  `json:"link"`
+	IntroducedByChange string  `json:"introduced_by_change"`
+	Regression         string  `json:"regression"`
+	CheckImpact        string  `json:"check_impact"`
+	Confidence         string  `json:"confidence"`
+	SmallestFix        *string `json:"smallest_fix"`
+}
+
+// The enumerations classification reads (Review round section 3). spar-check
+// has already checked them (G5); a value outside them here means the
+// envelope did not come from spar-check.
+var enums = []struct {
+	key    string
+	get    func(*item) string
+	values []string
+}{
+	{"proposed_class", func(i *item) string { return i.ProposedClass }, []string{"defect", "requirement-question", "hardening", "note"}},
+	{"link_kind", func(i *item) string { return i.LinkKind }, []string{"rule", "contract", "criterion", "none"}},
+	{"introduced_by_change", func(i *item) string { return i.IntroducedByChange }, []string{"yes", "no", "unknown"}},
+	{"regression", func(i *item) string { return i.Regression }, []string{"yes", "no", "unknown"}},
+	{"check_impact", func(i *item) string { return i.CheckImpact }, []string{"none", "false_pass", "meaning_inverted", "contract_violation"}},
+}
+
+// Classify returns the classified findings of every completed reviewer, in
+// reviewer order and, within a reviewer, in the order reported. IDs are
+// <reviewer>-F<n>, n counting from 1 per reviewer; the reviewer's own id
+// stays as reviewer_id.
+func Classify(run *envelope.Run, results []envelope.Result) ([]envelope.Finding, error) {
+	items, err := decode(results)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := NewIndex(run)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Classify(items)
+}
+
+// Item is one reviewer finding ready to classify.
+type Item struct {
+	Reviewer string
+	N        int // 1-based within the reviewer
+	item
+}
+
+func decode(results []envelope.Result) ([]Item, error) {
+	var out []Item
+	for ri, res := range results {
+		if res.Status != "completed" {
+			continue
+		}
+		where := fmt.Sprintf("/results/%d/result", ri)
+		if len(res.Result) == 0 || string(res.Result) == "null" {
+			return nil, &InputError{where, "a completed reviewer has no result object"}
+		}
+		var obj struct {
+			Findings []json.RawMessage `json:"findings"`
+		}
+		if err := json.Unmarshal(res.Result, &obj); err != nil {
+			return nil, &InputError{where, err.Error()}
+		}
+		if obj.Findings == nil {
+			return nil, &InputError{where + "/findings", "missing (G1)"}
+		}
+		for fi, raw := range obj.Findings {
+			w := fmt.Sprintf("%s/findings/%d", where, fi)
+			var it item
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&it); err != nil {
+				return nil, &InputError{w, "not a G5 finding: " + err.Error()}
+			}
+			for _, e := range enums {
+				if v := e.get(&it); !slices.Contains(e.values, v) {
+					return nil, &InputError{w + "/" + e.key, fmt.Sprintf("%q is outside the enumeration (G5)", v)}
+				}
+			}
+			out = append(out, Item{Reviewer: res.Reviewer, N: fi + 1, item: it})
+		}
+	}
+	return out, nil
+}
+
+// Classify classifies items against the index. Head files named by
+// contract links are read with one git cat-file for all of them.
+func (ix *Index) Classify(items []Item) ([]envelope.Finding, error) {
+	locs := make([]Location, len(items))
+	targets := make([]linkTarget, len(items))
+	var ids []string
+	for i := range items {
+		it := &items[i]
+		locs[i] = ix.Locate(it.Location)
+		if it.LinkKind == "rule" || it.LinkKind == "contract" {
+			targets[i] = ix.findLinkTarget(it.LinkKind, it.Link)
+			if t := targets[i]; t.why == "" && t.doc == nil && t.ref.HasLine && t.ref.LineErr == "" {
+				ids = append(ids, t.blob.ID)
+			}
+		}
+	}
+	blobs, err := gitx.ReadBlobs(ix.repo, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]envelope.Finding, 0, len(items))
+	for i := range items {
+		it := &items[i]
+		var l Link
+		switch it.LinkKind {
+		case "rule", "contract":
+			l = targets[i].confirm(it.LinkKind, blobs)
+		case "criterion":
+			l = ix.confirmCriterion(it.Link)
+		default:
+			l = Link{Why: "link_kind none"}
+		}
+		loc := locs[i]
+		class, reason := Decide(Facts{
+			ProposedClass:      it.ProposedClass,
+			CheckImpact:        it.CheckImpact,
+			IntroducedByChange: it.IntroducedByChange,
+			Regression:         it.Regression,
+			InCheckPaths:       loc.InCheck,
+			CheckGlob:          loc.CheckGlob,
+			Unreadable:         loc.Unreadable,
+			UnreadableReason:   loc.Reason,
+			LinkConfirmed:      l.Confirmed,
+			LinkWhy:            l.Why,
+		})
+		f := envelope.Finding{
+			ID:                 fmt.Sprintf("%s-F%d", it.Reviewer, it.N),
+			Reviewer:           it.Reviewer,
+			ReviewerID:         it.ID,
+			ProposedClass:      it.ProposedClass,
+			Angle:              it.Angle,
+			Location:           it.Location,
+			Claim:              it.Claim,
+			FailureScenario:    it.FailureScenario,
+			Evidence:           it.Evidence,
+			IntroducedByChange: it.IntroducedByChange,
+			Regression:         it.Regression,
+			CheckImpact:        it.CheckImpact,
+			Confidence:         it.Confidence,
+			Path:               loc.Path,
+			LineStart:          loc.LineStart,
+			LineEnd:            loc.LineEnd,
+			InCheckPaths:       loc.InCheck,
+			LocationUnreadable: loc.Unreadable,
+			LinkKind:           "none",
+			Link:               "",
+			ClaimedLinkKind:    it.LinkKind,
+			ClaimedLink:        it.Link,
+			LinkFragment:       l.Fragment,
+			Class:              class,
+			ClassReason:        reason,
+		}
+		if it.SmallestFix != nil {
+			f.SmallestFix = *it.SmallestFix
+		}
+		if l.Confirmed {
+			f.LinkKind, f.Link = it.LinkKind, it.Link
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
