@@ -1,0 +1,246 @@
+// Package summary writes a round's summary.md (DESIGN.md §9): the verdict
+// line, the findings table, the smallest fixes, each reviewer and the
+// uncovered standpoints. It shows the same facts as round.json and
+// findings.json, never more: it is rendered from those records only.
+package summary
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// VerdictLine is the first line a person reads, and the line `spar run`
+// prints last: the findings per class and which reviewers completed.
+func VerdictLine(rec *round.Record, findings []envelope.Finding) string {
+	if rec.DryRun {
+		return fmt.Sprintf("Dry run: no reviewer ran (%d %s not run); nothing is counted", len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"))
+	}
+	c := CountClasses(findings)
+	var done []string
+	for _, r := range rec.Reviewers {
+		switch {
+		case r.Status == "completed":
+			done = append(done, r.Name)
+		case r.CompletedIn != nil:
+			done = append(done, fmt.Sprintf("%s (in %s)", r.Name, *r.CompletedIn))
+		}
+	}
+	list := "none"
+	if len(done) > 0 {
+		list = strings.Join(done, ", ")
+	}
+	return fmt.Sprintf("Verdict: %d %s, %d %s, %d hardening, %d %s; completed: %s (%d of %d %s)",
+		c.Defect, plural(c.Defect, "defect", "defects"),
+		c.RequirementQuestion, plural(c.RequirementQuestion, "requirement-question", "requirement-questions"),
+		c.Hardening,
+		c.Note, plural(c.Note, "note", "notes"),
+		list, len(done), len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"))
+}
+
+// CountClasses counts findings per class.
+func CountClasses(findings []envelope.Finding) round.Counts {
+	var c round.Counts
+	for _, f := range findings {
+		switch f.Class {
+		case "defect":
+			c.Defect++
+		case "requirement-question":
+			c.RequirementQuestion++
+		case "hardening":
+			c.Hardening++
+		case "note":
+			c.Note++
+		}
+	}
+	return c
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Disposition is the summary's disposition column for a finding: the last
+// ledger line for it decides; none is "-".
+func Disposition(ledger []round.LedgerEntry, id string) string {
+	d := "-"
+	for _, e := range ledger {
+		if e.Finding != id {
+			continue
+		}
+		d = e.Disposition
+		if e.Auto {
+			d += " (auto)"
+		}
+	}
+	return d
+}
+
+// cell makes text safe inside one Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", " ")
+	s = strings.NewReplacer("\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	if strings.TrimSpace(s) == "" {
+		return " "
+	}
+	return s
+}
+
+// line keeps free text on one Markdown line.
+func line(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func strOr(p *string, none string) string {
+	if p == nil {
+		return none
+	}
+	return *p
+}
+
+// Render returns summary.md of a round.
+func Render(rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry) []byte {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+
+	w("# Review round %s\n\n", rec.Name)
+	w("%s\n\n", VerdictLine(rec, findings))
+	w("Stage %s, base %s, head %s. ", rec.Stage, short(rec.Base), short(rec.Head))
+	switch {
+	case rec.DryRun:
+		w("Dry run: not counted.\n")
+	case rec.Cap.RerunOf != nil:
+		w("Rerun of %s: not counted (limit %d).\n", *rec.Cap.RerunOf, rec.Cap.Limit)
+	case rec.Cap.Counted:
+		w("Counted round %d of %s (limit %d).\n", rec.Cap.Number, rec.Cap.Stage, rec.Cap.Limit)
+	default:
+		w("Not counted.\n")
+	}
+
+	w("\n## Findings\n\n")
+	if len(findings) == 0 {
+		w("No findings.\n")
+	} else {
+		w("| id | class | location | claim | disposition |\n| --- | --- | --- | --- | --- |\n")
+		for _, f := range findings {
+			loc := f.Location
+			if f.LocationUnreadable {
+				// G7, spar-input.en.md §4: the mark in the location column.
+				loc += " (unreadable location)"
+			}
+			w("| %s | %s | %s | %s | %s |\n", cell(f.ID), cell(f.Class), cell(loc), cell(f.Claim), cell(Disposition(ledger, f.ID)))
+		}
+	}
+
+	// G5: an empty smallest_fix and an absent one both mean no direction.
+	w("\n## Smallest fixes\n\n")
+	n := 0
+	for _, f := range findings {
+		if f.SmallestFix == "" {
+			continue
+		}
+		w("- %s: %s\n", f.ID, line(f.SmallestFix))
+		n++
+	}
+	if n == 0 {
+		w("None given.\n")
+	}
+
+	withStandpoints := len(rec.Standpoints) > 0
+	w("\n## Reviewers\n")
+	for _, r := range rec.Reviewers {
+		w("\n### %s (%s)\n\n", r.Name, r.Preset)
+		status := r.Status
+		if r.Reason != "" {
+			status += ": " + line(r.Reason)
+		}
+		w("- status: %s\n", status)
+		if r.CompletedIn != nil {
+			w("- completed in: %s\n", *r.CompletedIn)
+		}
+		// G12: an observed model the output did not state is unknown.
+		w("- model asked: %s; observed: %s\n", strOr(r.Model, "none"), strOr(r.ObservedModel, "unknown"))
+		if r.Effort != nil {
+			w("- effort: %s\n", *r.Effort)
+		}
+		if r.Verdict != nil {
+			w("- verdict: %s\n", *r.Verdict)
+		}
+		if len(r.AnglesChecked) > 0 || len(r.AnglesUnchecked) > 0 {
+			var chk, unchk []string
+			for _, a := range r.AnglesChecked {
+				chk = append(chk, a.Angle)
+			}
+			for _, a := range r.AnglesUnchecked {
+				unchk = append(unchk, fmt.Sprintf("%s (%s)", a.Angle, line(a.Reason)))
+			}
+			w("- angles checked: %s\n", joinOr(chk, "none"))
+			w("- angles unchecked: %s\n", joinOr(unchk, "none"))
+		}
+		if withStandpoints {
+			w("- standpoint: %s\n", line(strOr(r.Standpoint, "none (reviews the whole change)")))
+			switch {
+			case r.StandpointReport == nil:
+				w("- standpoint report: none\n")
+			case r.StandpointReport.Checked:
+				w("- standpoint report: checked: %s\n", line(r.StandpointReport.Detail))
+			default:
+				w("- standpoint report: not checked: %s\n", line(r.StandpointReport.Detail))
+			}
+		}
+		if r.Limits != nil && *r.Limits != "" {
+			w("- limits: %s\n", line(*r.Limits))
+		}
+		if len(r.Warnings) > 0 {
+			var ws []string
+			for _, x := range r.Warnings {
+				if x.Tool != "" {
+					ws = append(ws, fmt.Sprintf("%s (%s)", x.Kind, x.Tool))
+				} else {
+					ws = append(ws, x.Kind)
+				}
+			}
+			w("- warnings: %s\n", strings.Join(ws, ", "))
+		}
+		if len(r.Attempts) > 1 {
+			w("- attempts: %d\n", len(r.Attempts))
+		}
+		if r.Resets != nil {
+			w("- resets: %s\n", line(*r.Resets))
+		}
+	}
+
+	if withStandpoints {
+		w("\n## Uncovered standpoints\n\n")
+		if len(rec.StandpointsUncovered) == 0 {
+			w("None.\n")
+		}
+		for _, name := range rec.StandpointsUncovered {
+			for _, s := range rec.Standpoints {
+				if s.Reviewer == name {
+					w("- %s: %s\n", name, line(s.Text))
+				}
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+func joinOr(list []string, none string) string {
+	if len(list) == 0 {
+		return none
+	}
+	return strings.Join(list, ", ")
+}

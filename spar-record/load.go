@@ -1,0 +1,330 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/lock"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/summary"
+	"github.com/jaekit/spar/lib/transcript"
+)
+
+const loadUsage = `usage: spar-record load ROUND --reviewer NAME [--result F] [--transcript F]
+
+Loads a recorded round into a spar-pipe/v1 envelope with NAME's result: the
+JSON object in F (--result), else the final message of the Claude Code
+transcript F (--transcript). A transcript also gives NAME's warnings (G15)
+and observed model (G12). The other reviewers keep their stored results.
+Pipe the output through spar-check, spar-classify and spar-record.
+
+Refused (65, nothing written): an unreadable round (G32), a dry run, a name
+that is not a reviewer of the round (G20), a reviewer that already
+completed there, a round document that changed since the round started
+(DESIGN.md §10), an unreadable --result or transcript (G15).
+`
+
+// loadArgs is the command line of load.
+type loadArgs struct {
+	round, reviewer, result, transcript string
+	hasResult, hasTranscript, help      bool
+}
+
+// parseLoad reads ROUND and --reviewer, --result, --transcript (each once,
+// as `--flag VALUE` or `--flag=VALUE`, anywhere). An unknown flag, a flag
+// twice or without its value is a usage error.
+func parseLoad(args []string) (loadArgs, error) {
+	var a loadArgs
+	var pos []string
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+			continue
+		case arg == "-h" || arg == "--help":
+			a.help = true
+			continue
+		case !strings.HasPrefix(arg, "-") || arg == "-":
+			pos = append(pos, arg)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+		if !strings.HasPrefix(arg, "--") || (name != "reviewer" && name != "result" && name != "transcript") {
+			return a, fmt.Errorf("spar-record: load: unknown flag %q", arg)
+		}
+		if seen[name] {
+			return a, fmt.Errorf("spar-record: load: --%s given twice", name)
+		}
+		seen[name] = true
+		if !hasVal {
+			if i+1 >= len(args) {
+				return a, fmt.Errorf("spar-record: load: --%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "reviewer":
+			a.reviewer = val
+		case "result":
+			a.result, a.hasResult = val, true
+		case "transcript":
+			a.transcript, a.hasTranscript = val, true
+		}
+	}
+	if a.help {
+		return a, nil
+	}
+	if len(pos) != 1 {
+		return a, fmt.Errorf("spar-record: load: want one ROUND, got %d arguments", len(pos))
+	}
+	a.round = pos[0]
+	if !seen["reviewer"] {
+		return a, errors.New("spar-record: load: --reviewer NAME is required")
+	}
+	if !a.hasResult && !a.hasTranscript {
+		return a, errors.New("spar-record: load: give --result F or --transcript F")
+	}
+	return a, nil
+}
+
+func runLoad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a, err := parseLoad(args)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		fmt.Fprint(stderr, loadUsage)
+		return exitcode.Usage
+	}
+	if a.help {
+		fmt.Fprint(stdout, loadUsage)
+		return exitcode.OK
+	}
+	env, err := load(a, stderr)
+	if err != nil {
+		return exitWith(stderr, err)
+	}
+	if err := env.Write(stdout); err != nil {
+		return exitWith(stderr, exitcode.New(exitcode.IO, "spar-record: stdout: "+err.Error()))
+	}
+	return exitcode.OK
+}
+
+// load builds the envelope of a recorded round with one reviewer's new
+// result, holding the series lock (G33) and reading every record after
+// taking it.
+func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
+	dir, err := filepath.Abs(a.round)
+	if err != nil {
+		return nil, refused("round %q: %v", a.round, err)
+	}
+	// G32: a folder without round.json is no round; checked before the
+	// lock so that nothing (not even .lock) is created beside it.
+	if fi, err := os.Stat(filepath.Join(dir, round.RoundFile)); err != nil || !fi.Mode().IsRegular() {
+		return nil, refused("round %q: %s is missing or not a file", a.round, round.RoundFile)
+	}
+	series := filepath.Dir(dir)
+	l, err := lock.Series(series, stderr)
+	if err != nil {
+		return nil, ioError(filepath.Join(series, round.LockFile), err)
+	}
+	defer l.Release()
+
+	rec, err := round.ReadRecord(dir)
+	if err != nil {
+		return nil, refused("round %q: %v", a.round, err)
+	}
+	if _, _, err := round.Load(dir); err != nil && !errors.Is(err, round.ErrUnfinished) {
+		return nil, refused("round %q: %v", a.round, err)
+	}
+	if rec.DryRun {
+		return nil, refused("round %q is a dry run: no reviewer result is recorded in it", a.round)
+	}
+	if len(rec.Reviewers) == 0 {
+		return nil, refused("round %q stopped before recording findings; run a new round", a.round)
+	}
+	// G20: literal comparison with the round's reviewers.
+	var cfg *envelope.Reviewer
+	for i := range rec.Config.Reviewers {
+		if rec.Config.Reviewers[i].Name == a.reviewer {
+			cfg = &rec.Config.Reviewers[i]
+		}
+	}
+	if cfg == nil {
+		var names []string
+		for _, r := range rec.Config.Reviewers {
+			names = append(names, r.Name)
+		}
+		return nil, refused("reviewer %q is not a reviewer of round %q (its reviewers: %s)", a.reviewer, a.round, strings.Join(names, ", "))
+	}
+	stored := map[string]round.Reviewer{}
+	for _, r := range rec.Reviewers {
+		stored[r.Name] = r
+	}
+	if s, ok := stored[a.reviewer]; ok && s.Status == "completed" {
+		// Its findings may already carry dispositions: a new result would
+		// give their IDs to other findings.
+		return nil, refused("reviewer %q already completed in round %q", a.reviewer, a.round)
+	}
+	// DESIGN.md §10 (review-freshness: recording rejects stale inputs).
+	for _, d := range rec.Documents {
+		b, err := os.ReadFile(d.Path)
+		if err != nil {
+			return nil, refused("document %q (%s) of round %q cannot be read: %v; run a new round", d.Name, d.Path, a.round, err)
+		}
+		if round.SHA256(b) != d.SHA256 {
+			return nil, refused("document %q (%s) changed since round %q started; run a new round", d.Name, d.Path, a.round)
+		}
+	}
+	packetMD, err := os.ReadFile(filepath.Join(dir, round.PacketFile))
+	if err != nil {
+		return nil, refused("round %q: %s: %v", a.round, round.PacketFile, err)
+	}
+	if round.SHA256(packetMD) != rec.PacketSHA256 {
+		return nil, refused("round %q: %s does not have the packet_sha256 of round.json", a.round, round.PacketFile)
+	}
+	schemaJSON, err := os.ReadFile(filepath.Join(dir, round.SchemaFile))
+	if err != nil {
+		return nil, refused("round %q: %s: %v", a.round, round.SchemaFile, err)
+	}
+
+	// The new result.
+	var result string
+	var warnings []envelope.Warning
+	var observed *string
+	if a.hasTranscript {
+		t, err := transcript.Read(a.transcript,
+			filepath.Join(dir, round.WorkspaceDir), filepath.Join(dir, a.reviewer, "prompt.md"))
+		if err != nil {
+			return nil, refused("transcript %q cannot be read: %v", a.transcript, err)
+		}
+		if !a.hasResult && !t.HasFinal {
+			return nil, refused("transcript %q cannot be read: it has no final message", a.transcript)
+		}
+		result = unfence(t.Final)
+		warnings, observed = t.Warnings, t.Model
+	}
+	if a.hasResult {
+		b, err := os.ReadFile(a.result)
+		if err != nil {
+			return nil, refused("--result %q cannot be read: %v", a.result, err)
+		}
+		result = string(b)
+	}
+
+	runs := make([]envelope.ReviewerRun, 0, len(rec.Config.Reviewers))
+	for _, cr := range rec.Config.Reviewers {
+		s, ok := stored[cr.Name]
+		run := envelope.ReviewerRun{
+			Reviewer: cr.Name, Preset: cr.Preset, Status: "pending",
+			Model: cr.Model, Effort: cr.Effort, TimeoutSeconds: cr.TimeoutSeconds,
+			Attempts: []envelope.Attempt{}, Warnings: []envelope.Warning{}, Tools: []string{},
+		}
+		if ok {
+			run.Status, run.Reason = s.Status, s.Reason
+			if s.RunStatus != "" {
+				run.Status, run.Reason = s.RunStatus, s.RunReason
+			}
+			run.Model, run.Effort, run.ObservedModel = s.Model, s.Effort, s.ObservedModel
+			run.Version, run.TimeoutSeconds, run.Resets = s.Version, s.TimeoutSeconds, s.Resets
+			run.Attempts, run.Warnings, run.Tools = nonNil(s.Attempts), nonNil(s.Warnings), nonNil(s.Tools)
+			run.CompletedIn = s.CompletedIn
+			if run.Status == "completed" {
+				if b, err := os.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {
+					text := string(b)
+					run.Result = &text
+				}
+			}
+		}
+		if cr.Name == a.reviewer {
+			text := result
+			run.Status, run.Reason, run.Result, run.CompletedIn = "completed", "", &text, nil
+			run.Warnings = nonNil(warnings)
+			if a.hasTranscript {
+				run.ObservedModel = observed
+			}
+		}
+		runs = append(runs, run)
+	}
+
+	env := pipe.New()
+	sets := []struct {
+		key string
+		v   any
+	}{
+		{"config", rec.Config},
+		{"run", envelope.Run{
+			Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
+			Out: dir, Series: series, Name: filepath.Base(dir), DryRun: rec.DryRun,
+			CheckPaths: nonNil(rec.CheckPaths), Documents: nonNil(rec.Documents),
+			CriteriaIDs: nonNil(rec.Links.CriteriaIDs), CriteriaDigest: rec.CriteriaDigest,
+			Decisions: nonNil(rec.Decisions), Standpoints: nonNil(rec.Standpoints), Changes: nonNil(rec.Changes),
+		}},
+		{"packet", envelope.Packet{Markdown: string(packetMD), SHA256: rec.PacketSHA256, Schema: string(schemaJSON), Inputs: []envelope.Input{}}},
+		{"round", envelope.Round{Dir: dir, Series: series, Name: filepath.Base(dir), StartedAt: rec.StartedAt, DryRun: rec.DryRun, Cap: rec.Cap}},
+		{"runs", runs},
+	}
+	for _, s := range sets {
+		if err := env.Set(s.key, s.v); err != nil {
+			return nil, err
+		}
+	}
+	return env, nil
+}
+
+// unfence takes the JSON out of a final message that is one fenced code
+// block (```json … ```), the way a subagent often ends; any other text is
+// the result as written, for spar-check to judge (G1).
+func unfence(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") || !strings.HasSuffix(t, "```") || len(t) < 6 {
+		return s
+	}
+	nl := strings.IndexByte(t, '\n')
+	if nl < 0 {
+		return s
+	}
+	inner := t[nl+1 : len(t)-3]
+	if strings.Contains(inner, "```") {
+		return s
+	}
+	return strings.TrimSpace(inner)
+}
+
+const verdictUsage = `usage: spar-record verdict ROUND
+
+Prints where a recorded round is and its verdict line (the first line of
+its summary). A round that stopped before recording is refused (65).
+`
+
+// runVerdict prints "round: DIR" and the round's verdict line.
+func runVerdict(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, verdictUsage)
+		return exitcode.OK
+	}
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "spar-record: verdict: want one ROUND")
+		fmt.Fprint(stderr, verdictUsage)
+		return exitcode.Usage
+	}
+	dir, err := filepath.Abs(args[0])
+	if err != nil {
+		return exitWith(stderr, refused("round %q: %v", args[0], err))
+	}
+	rec, f, err := round.Load(dir)
+	if err != nil {
+		return exitWith(stderr, refused("round %q: %v", args[0], err))
+	}
+	fmt.Fprintf(stdout, "round: %s\n%s\n", dir, summary.VerdictLine(rec, f.Findings))
+	return exitcode.OK
+}

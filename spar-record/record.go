@@ -1,0 +1,451 @@
+package main
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/lock"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/summary"
+)
+
+//go:embed envelope.schema.json
+var envelopeSchema []byte
+
+// PauseEnv is a test-only environment variable: a Go duration spar-record
+// sleeps before each write of a recording, after printing
+// "spar-record: pause before <step>" to stderr, so that the crash test can
+// kill it between any two writes.
+const PauseEnv = "SPAR_RECORD_PAUSE"
+
+// now is the clock of finished_at and ledger lines.
+var now = func() time.Time { return time.Now().UTC() }
+
+func pauseBefore(stderr io.Writer, step string) {
+	d, err := time.ParseDuration(os.Getenv(PauseEnv))
+	if err != nil || d <= 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "spar-record: pause before %s\n", step)
+	time.Sleep(d)
+}
+
+// exitWith prints err's message and returns its exit code (70 for an error
+// without one).
+func exitWith(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitcode.OK
+	}
+	var ee *exitcode.Error
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintln(stderr, ee.Msg)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(stderr, "spar-record: internal error: %v\n", err)
+	return exitcode.Internal
+}
+
+func refused(format string, a ...any) error {
+	return exitcode.New(exitcode.Config, "spar-record: refused: "+fmt.Sprintf(format, a...))
+}
+
+func ioError(path string, err error) error {
+	return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %s: %v", path, err))
+}
+
+// input is the envelope spar-record reads.
+type input struct {
+	Config   envelope.Config
+	Run      envelope.Run
+	Packet   envelope.Packet
+	Round    envelope.Round
+	Runs     []envelope.ReviewerRun
+	Results  []envelope.Result
+	Findings []envelope.Finding
+}
+
+func decode(env *pipe.Envelope) (*input, error) {
+	in := &input{}
+	for _, k := range []struct {
+		key string
+		v   any
+	}{{"config", &in.Config}, {"run", &in.Run}, {"packet", &in.Packet}, {"round", &in.Round},
+		{"runs", &in.Runs}, {"results", &in.Results}, {"findings", &in.Findings}} {
+		if err := env.Get(k.key, k.v); err != nil {
+			return nil, exitcode.New(exitcode.Config, "spar-record: stdin: "+err.Error())
+		}
+	}
+	return in, nil
+}
+
+// runRecord records the round of the envelope on stdin.
+func runRecord(stdin io.Reader, stdout, stderr io.Writer) int {
+	env, err := pipe.Read("record", stdin, envelopeSchema)
+	if err != nil {
+		return exitWith(stderr, err)
+	}
+	in, err := decode(env)
+	if err != nil {
+		return exitWith(stderr, err)
+	}
+	rec, err := record(in, stderr)
+	if err != nil {
+		return exitWith(stderr, err)
+	}
+	if err := env.Set("recorded", rec); err != nil {
+		return exitWith(stderr, err)
+	}
+	if err := env.Write(stdout); err != nil {
+		return exitWith(stderr, exitcode.New(exitcode.IO, "spar-record: stdout: "+err.Error()))
+	}
+	return exitcode.OK
+}
+
+// record writes the round's records in the order that keeps every reader
+// safe (DESIGN.md §4, review-freshness: incomplete publication never
+// satisfies a gate):
+//
+//  1. each reviewer's raw result, <reviewer>/result.json (what a later
+//     `spar record` re-checks);
+//  2. round.json without finished_at: from here until step 6 a reader sees
+//     a round that stopped before recording, never the earlier recording
+//     mixed with this one;
+//  3. findings.json;
+//  4. ledger.jsonl: the automatic deferrals, appended (never rewritten);
+//  5. summary.md;
+//  6. round.json with finished_at and findings.json's sha256.
+//
+// Every file is NAME.tmp, synced, renamed. The series lock is held (G33);
+// the records are read again after taking it.
+func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
+	dir := in.Round.Dir
+	if !filepath.IsAbs(dir) {
+		return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: stdin: /round/dir: %q is not an absolute path", dir))
+	}
+	series := in.Round.Series
+	if series == "" {
+		series = filepath.Dir(dir)
+	}
+	l, err := lock.Series(series, stderr)
+	if err != nil {
+		return nil, ioError(filepath.Join(series, round.LockFile), err)
+	}
+	defer l.Release()
+
+	// G32, G33: read the round again under the lock. spar-exec wrote it.
+	prev, err := round.ReadRecord(dir)
+	if err != nil {
+		return nil, refused("round %q: %v", dir, err)
+	}
+	if prev.Name != "" && prev.Name != in.Round.Name {
+		return nil, refused("round %q: round.json names round %q, the envelope %q", dir, prev.Name, in.Round.Name)
+	}
+	ledger, err := round.ReadLedger(dir)
+	if err != nil {
+		return nil, refused("round %q: %v", dir, err)
+	}
+
+	rec, err := buildRecord(in)
+	if err != nil {
+		return nil, err
+	}
+	findings := in.Findings
+	if findings == nil {
+		findings = []envelope.Finding{}
+	}
+	var written []string
+
+	// 1. raw results.
+	for _, r := range in.Runs {
+		if r.Result == nil {
+			continue
+		}
+		name := filepath.Join(r.Reviewer, "result.json")
+		path := filepath.Join(dir, name)
+		if old, err := os.ReadFile(path); err == nil && string(old) == *r.Result {
+			continue
+		}
+		pauseBefore(stderr, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, ioError(path, err)
+		}
+		if err := atomic.WriteFile(path, []byte(*r.Result), 0o644); err != nil {
+			return nil, ioError(path, err)
+		}
+		written = append(written, name)
+	}
+
+	// 2. round.json, not published.
+	pauseBefore(stderr, round.RoundFile+" (unpublished)")
+	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), rec); err != nil {
+		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
+	}
+
+	// 3. findings.json.
+	fb, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: findings})
+	if err != nil {
+		return nil, err
+	}
+	pauseBefore(stderr, round.FindingsFile)
+	if err := atomic.WriteFile(filepath.Join(dir, round.FindingsFile), fb, 0o644); err != nil {
+		return nil, ioError(filepath.Join(dir, round.FindingsFile), err)
+	}
+	written = append(written, round.FindingsFile)
+
+	// 4. automatic deferrals (DESIGN.md §6; G7: none for an unreadable
+	// location). A finding that already has a ledger line (an earlier
+	// recording of this round, or triage) gets none: the ledger is
+	// append-only and its last line decides.
+	has := map[string]bool{}
+	for _, e := range ledger {
+		has[e.Finding] = true
+	}
+	at := now().Format(time.RFC3339Nano)
+	ledgerPath := filepath.Join(dir, round.LedgerFile)
+	if err := cutPartialLine(ledgerPath); err != nil {
+		return nil, ioError(ledgerPath, err)
+	}
+	for _, f := range findings {
+		if f.Class != "hardening" || f.LocationUnreadable || has[f.ID] {
+			continue
+		}
+		e := round.LedgerEntry{Finding: f.ID, Disposition: "deferred", Auto: true,
+			To: "automatic deferral of hardening at record", At: at}
+		b, err := pipe.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		pauseBefore(stderr, round.LedgerFile+" "+f.ID)
+		if err := atomic.AppendLine(ledgerPath, b, 0o644); err != nil {
+			return nil, ioError(ledgerPath, err)
+		}
+		ledger = append(ledger, e)
+		has[f.ID] = true
+	}
+	if _, err := os.Stat(ledgerPath); errors.Is(err, os.ErrNotExist) {
+		// Every recorded round has a ledger, empty when nothing is deferred.
+		pauseBefore(stderr, round.LedgerFile)
+		if err := atomic.WriteFile(ledgerPath, nil, 0o644); err != nil {
+			return nil, ioError(ledgerPath, err)
+		}
+	}
+	written = append(written, round.LedgerFile)
+
+	// 5. summary.md.
+	pauseBefore(stderr, round.SummaryFile)
+	if err := atomic.WriteFile(filepath.Join(dir, round.SummaryFile), summary.Render(rec, findings, ledger), 0o644); err != nil {
+		return nil, ioError(filepath.Join(dir, round.SummaryFile), err)
+	}
+	written = append(written, round.SummaryFile)
+
+	// 6. publish.
+	fin := now().Format(time.RFC3339Nano)
+	sum := round.SHA256(fb)
+	rec.FinishedAt, rec.FindingsSHA256 = &fin, &sum
+	pauseBefore(stderr, round.RoundFile)
+	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), rec); err != nil {
+		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
+	}
+	written = append(written, round.RoundFile)
+	pauseBefore(stderr, "exit")
+	return &envelope.Recorded{Round: dir, Files: written}, nil
+}
+
+// cutPartialLine drops a last line without its newline: a crash cut that
+// append short, readers never read it, and appending after it would glue
+// the next line to it.
+func cutPartialLine(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || len(b) == 0 || b[len(b)-1] == '\n' {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	keep := 0
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			keep = i + 1
+			break
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(int64(keep)); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// checked is the part of a checked result round.json keeps per reviewer.
+type checked struct {
+	AnglesChecked   []round.AngleItem `json:"angles_checked"`
+	AnglesUnchecked []round.AngleItem `json:"angles_unchecked"`
+	Limits          *string           `json:"limits"`
+}
+
+// buildRecord is round.json from the envelope (without finished_at).
+func buildRecord(in *input) (*round.Record, error) {
+	runs := map[string]envelope.ReviewerRun{}
+	for _, r := range in.Runs {
+		runs[r.Reviewer] = r
+	}
+	results := map[string]envelope.Result{}
+	for _, r := range in.Results {
+		results[r.Reviewer] = r
+	}
+	standpoint := map[string]string{}
+	for _, s := range in.Run.Standpoints {
+		standpoint[s.Reviewer] = s.Text
+	}
+	perReviewer := map[string]int{}
+	for _, f := range in.Findings {
+		perReviewer[f.Reviewer]++
+	}
+
+	rec := &round.Record{
+		Schema:               round.Schema,
+		Name:                 in.Round.Name,
+		Series:               in.Round.Series,
+		Repo:                 in.Run.Repo,
+		Stage:                in.Run.Stage,
+		Base:                 in.Run.Base,
+		Head:                 in.Run.Head,
+		DryRun:               in.Round.DryRun,
+		StartedAt:            in.Round.StartedAt,
+		PacketSHA256:         in.Packet.SHA256,
+		SchemaSHA256:         round.SHA256([]byte(in.Packet.Schema)),
+		Cap:                  in.Round.Cap,
+		Config:               in.Config,
+		CheckPaths:           nonNil(in.Run.CheckPaths),
+		Documents:            in.Run.Documents,
+		Links:                round.Links{Rules: []round.RuleLink{}, CriteriaIDs: nonNil(in.Run.CriteriaIDs)},
+		CriteriaDigest:       in.Run.CriteriaDigest,
+		Decisions:            in.Run.Decisions,
+		Standpoints:          in.Run.Standpoints,
+		StandpointsUncovered: []string{},
+		Changes:              in.Run.Changes,
+		Reviewers:            []round.Reviewer{},
+		Counts:               summary.CountClasses(in.Findings),
+	}
+	if rec.Documents == nil {
+		rec.Documents = []envelope.Document{}
+	}
+	if rec.Decisions == nil {
+		rec.Decisions = []envelope.Decision{}
+	}
+	// "Only standpoints: [] is added to round.json" without standpoints.
+	if rec.Standpoints == nil {
+		rec.Standpoints = []envelope.Standpoint{}
+	}
+	if rec.Changes == nil {
+		rec.Changes = []envelope.Change{}
+	}
+	// G8: links.rules keeps each rule document's names, file_name and lines.
+	for _, d := range in.Run.Documents {
+		if d.Role != "rule" {
+			continue
+		}
+		names := []string{d.Name}
+		if d.Path != "" && d.Path != d.Name {
+			names = append(names, d.Path)
+		}
+		rec.Links.Rules = append(rec.Links.Rules, round.RuleLink{Names: names, FileName: d.FileName, Lines: d.LineCount})
+	}
+
+	covered := map[string]bool{}
+	for _, cr := range in.Config.Reviewers {
+		run, ok := runs[cr.Name]
+		if !ok {
+			return nil, fmt.Errorf("no run for reviewer %q in the envelope", cr.Name)
+		}
+		res, hasRes := results[cr.Name]
+		r := round.Reviewer{
+			Name:           cr.Name,
+			Preset:         cr.Preset,
+			Isolation:      cr.Isolation,
+			Required:       cr.Required,
+			Status:         run.Status,
+			Reason:         run.Reason,
+			Model:          run.Model,
+			FallbackModel:  cr.FallbackModel,
+			Effort:         run.Effort,
+			ObservedModel:  run.ObservedModel,
+			Version:        run.Version,
+			TimeoutSeconds: run.TimeoutSeconds,
+			Attempts:       nonNil(run.Attempts),
+			Resets:         run.Resets,
+			Warnings:       nonNil(run.Warnings),
+			Findings:       perReviewer[cr.Name],
+			CompletedIn:    run.CompletedIn,
+			RunStatus:      run.Status,
+			RunReason:      run.Reason,
+			Tools:          run.Tools,
+		}
+		if r.Model == nil {
+			r.Model = cr.Model
+		}
+		if r.Effort == nil {
+			r.Effort = cr.Effort
+		}
+		if r.TimeoutSeconds == 0 {
+			r.TimeoutSeconds = cr.TimeoutSeconds
+		}
+		if t, ok := standpoint[cr.Name]; ok {
+			t := t
+			r.Standpoint = &t
+		}
+		if hasRes {
+			r.Status, r.Reason = res.Status, res.Reason
+			r.Verdict = res.Verdict
+			if res.Standpoint != nil {
+				r.Standpoint = res.Standpoint
+			}
+			r.StandpointReport = res.StandpointReport
+			if len(res.Result) > 0 && string(res.Result) != "null" {
+				var c checked
+				if err := json.Unmarshal(res.Result, &c); err != nil {
+					return nil, fmt.Errorf("results[%s].result: %v", cr.Name, err)
+				}
+				r.AnglesChecked, r.AnglesUnchecked, r.Limits = c.AnglesChecked, c.AnglesUnchecked, c.Limits
+			}
+		}
+		if r.Status == "completed" {
+			r.Reason = ""
+		}
+		if r.Status == "completed" || r.CompletedIn != nil {
+			covered[cr.Name] = true
+		}
+		rec.Reviewers = append(rec.Reviewers, r)
+	}
+	// standpoints_uncovered: reviewers with a standpoint and no completed
+	// review of this input (a rerun's kept reviewers are covered).
+	for _, s := range rec.Standpoints {
+		if !covered[s.Reviewer] {
+			rec.StandpointsUncovered = append(rec.StandpointsUncovered, s.Reviewer)
+		}
+	}
+	return rec, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
