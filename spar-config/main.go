@@ -88,10 +88,10 @@ func run(args []string, stdout io.Writer) error {
 			fmt.Fprint(stdout, usageText)
 			return nil
 		}
-		return exitcode.New(exitcode.Usage, fmt.Sprintf("spar-config: %v\n%s", err, usageText))
+		return exitcode.New(exitcode.Usage, fmt.Sprintf("spar-config: %v (see spar-config --help)", err))
 	}
 	if fs.NArg() > 0 {
-		return exitcode.New(exitcode.Usage, fmt.Sprintf("spar-config: unexpected argument %q\n%s", fs.Arg(0), usageText))
+		return exitcode.New(exitcode.Usage, fmt.Sprintf("spar-config: unexpected argument %q (see spar-config --help)", fs.Arg(0)))
 	}
 	o := config.Options{Repo: *repo}
 	if reviewers.set {
