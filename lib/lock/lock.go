@@ -45,6 +45,10 @@ func Series(series string, w io.Writer) (*Lock, error) {
 		if f == nil {
 			return nil, fmt.Errorf("%s=%q is not open", Env, s)
 		}
+		// The descriptor stays open in the driver; in this process it must
+		// not leak into the programs a stage starts (reviewers): a reviewer
+		// left running would hold the series lock.
+		syscall.CloseOnExec(fd)
 		inherited = true
 	} else {
 		var err error
