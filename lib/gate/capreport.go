@@ -1,0 +1,241 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/series"
+)
+
+// CapSchema is the schema of `spar cap-report --format json`.
+const CapSchema = "spar-cap-report/v1"
+
+// NoRecordedCause is how an extension line without cause and reason is
+// shown (G32: lines from before causes were recorded, and plan and
+// plan-delta extensions).
+const NoRecordedCause = "no recorded cause"
+
+// CapReport is what `spar cap-report SERIES` shows (G34, DESIGN.md §8).
+type CapReport struct {
+	Schema string        `json:"schema"`
+	Series string        `json:"series"`
+	Stages []StageReport `json:"stages"`
+	Rounds []CapRound    `json:"rounds"`
+	Growth []Growth      `json:"growth"`
+}
+
+// StageReport is one stage: its cap (config.caps of the series' latest
+// round; null when the series has no round), its extensions, the limit,
+// the rounds counted and left, and its reruns.
+type StageReport struct {
+	Stage      string      `json:"stage"`
+	Cap        *int        `json:"cap"`
+	Extensions []Extension `json:"extensions"`
+	Extended   int         `json:"extended"`
+	Limit      *int        `json:"limit"`
+	Counted    int         `json:"counted"`
+	Left       *int        `json:"left"`
+	Reruns     []string    `json:"reruns"`
+}
+
+// Extension is one extensions.jsonl line of the stage.
+type Extension struct {
+	By     int    `json:"by"`
+	Cause  string `json:"cause"`  // NoRecordedCause when the line has neither cause nor reason
+	Reason string `json:"reason"` // "" when none
+	At     string `json:"at"`
+}
+
+// CapRound is one round of the series, in series order.
+type CapRound struct {
+	Name    string  `json:"name"`
+	Stage   string  `json:"stage"`
+	State   string  `json:"state"` // recorded, dry_run, stopped (before recording findings)
+	Counted bool    `json:"counted"`
+	Number  int     `json:"number"`
+	RerunOf *string `json:"rerun_of"`
+}
+
+// RefusalError is a cap-report refusal (65): the series does not exist, is
+// not a folder, or holds a record G32 does not accept.
+type RefusalError struct{ Msg string }
+
+func (e *RefusalError) Error() string { return e.Msg }
+
+// Caps builds the cap report of a series folder.
+func Caps(dir string) (*CapReport, error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &RefusalError{fmt.Sprintf("series %q does not exist", dir)}
+	}
+	if err != nil {
+		return nil, &RefusalError{fmt.Sprintf("series %q: %v", dir, errText(err))}
+	}
+	if !fi.IsDir() {
+		return nil, &RefusalError{fmt.Sprintf("series %q is not a folder", dir)}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	rounds, _ := readSeries(abs, nil)
+	exts, err := round.ReadExtensions(abs)
+	if err != nil {
+		return nil, &RefusalError{fmt.Sprintf("series %q: %v", dir, err)}
+	}
+	rep := &CapReport{Schema: CapSchema, Series: dir, Stages: []StageReport{}, Rounds: []CapRound{}}
+	var latest *round.Record
+	for _, r := range rounds {
+		if r.state == unreadable {
+			return nil, &RefusalError{fmt.Sprintf("series %q: round %q is unreadable: %v", dir, r.name, r.err)}
+		}
+		latest = r.rec
+		cr := CapRound{Name: r.name, Stage: r.rec.Stage, State: "recorded", RerunOf: r.rec.Cap.RerunOf}
+		switch {
+		case r.state == unfinished:
+			cr.State = "stopped"
+		case r.rec.DryRun:
+			cr.State = "dry_run"
+		default:
+			cr.Counted = r.rec.Cap.Counted
+			if cr.Counted {
+				cr.Number = r.rec.Cap.Number
+			}
+		}
+		rep.Rounds = append(rep.Rounds, cr)
+	}
+	for _, stage := range []string{"plan", "plan-delta", "code"} {
+		st := StageReport{Stage: stage, Extensions: []Extension{}, Reruns: []string{}}
+		for _, e := range exts {
+			if e.Stage != stage {
+				continue
+			}
+			x := Extension{By: e.By, Cause: e.Cause, Reason: e.Reason, At: e.At}
+			if e.Cause == "" && e.Reason == "" {
+				x.Cause = NoRecordedCause
+			}
+			st.Extensions = append(st.Extensions, x)
+			st.Extended += e.By
+		}
+		for i, r := range rounds {
+			if r.state != published || r.rec.DryRun || r.rec.Stage != stage {
+				continue
+			}
+			if r.rec.Cap.Counted {
+				st.Counted++
+			} else if r.rec.Cap.RerunOf != nil {
+				st.Reruns = append(st.Reruns, rep.Rounds[i].Name)
+			}
+		}
+		if latest != nil {
+			c, _ := series.CapOf(latest.Config.Caps, stage)
+			limit := c + st.Extended
+			left := limit - st.Counted
+			if left < 0 {
+				left = 0
+			}
+			st.Cap, st.Limit, st.Left = &c, &limit, &left
+		}
+		rep.Stages = append(rep.Stages, st)
+	}
+	rep.Growth = Measure(dir, rounds)
+	if rep.Growth == nil {
+		rep.Growth = []Growth{}
+	}
+	return rep, nil
+}
+
+// Markdown renders the report for people.
+func (rep *CapReport) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Caps of %s\n\n", cell(rep.Series))
+	b.WriteString("| stage | cap | extended | limit | counted | left | reruns |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	for _, s := range rep.Stages {
+		reruns := "-"
+		if len(s.Reruns) > 0 {
+			reruns = strings.Join(s.Reruns, ", ")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s |\n", s.Stage, intp(s.Cap), s.Extended, intp(s.Limit), s.Counted, intp(s.Left), cell(reruns))
+	}
+	b.WriteString("\n## Extensions\n\n")
+	n := 0
+	for _, s := range rep.Stages {
+		n += len(s.Extensions)
+	}
+	if n == 0 {
+		b.WriteString("None.\n")
+	} else {
+		b.WriteString("| stage | by | cause | reason | at |\n| --- | ---: | --- | --- | --- |\n")
+		for _, s := range rep.Stages {
+			for _, e := range s.Extensions {
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", s.Stage, e.By, cell(e.Cause), cell(orDash(e.Reason)), cell(orDash(e.At)))
+			}
+		}
+	}
+	b.WriteString("\n## Rounds\n\n")
+	if len(rep.Rounds) == 0 {
+		b.WriteString("None.\n")
+	} else {
+		b.WriteString("| round | stage | state | counted | rerun of |\n| --- | --- | --- | --- | --- |\n")
+		for _, r := range rep.Rounds {
+			counted := "no"
+			if r.Counted {
+				counted = fmt.Sprintf("yes (%d)", r.Number)
+			}
+			rerun := "-"
+			if r.RerunOf != nil {
+				rerun = *r.RerunOf
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(r.Name), cell(r.Stage), r.State, counted, cell(rerun))
+		}
+	}
+	b.WriteString("\n## Growth of the code rounds\n\n")
+	if len(rep.Growth) == 0 {
+		b.WriteString("None.\n")
+	} else {
+		b.WriteString("| round | from | to | check paths: files | added | deleted | other: files | added | deleted |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, g := range rep.Growth {
+			if g.Error != "" {
+				fmt.Fprintf(&b, "| %s | %s | %s | not measured: %s |||||\n", cell(g.Round), short(g.From), short(g.To), cell(g.Error))
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", cell(g.Round), short(g.From), short(g.To),
+				g.CheckPaths.Files, g.CheckPaths.Added, g.CheckPaths.Deleted, g.Other.Files, g.Other.Added, g.Other.Deleted)
+		}
+	}
+	return b.String()
+}
+
+func intp(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// cell keeps a value on one Markdown table row.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}

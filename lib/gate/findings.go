@@ -1,0 +1,307 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// verdict is what the ledger says about one finding.
+type verdict struct {
+	closed bool
+	// why is the open finding's state, for its reason ("has no disposition").
+	why string
+	// commit is set when the chain ends in fixed: closed only if the gate's
+	// head contains it (decided after every commit is known).
+	commit string
+}
+
+// target is one finding of a series.
+type target struct {
+	r *roundData
+	f *envelope.Finding
+}
+
+// closingFor reports whether the disposition e closes a finding of class
+// (DESIGN.md §8). A duplicate is followed by the caller.
+func closingFor(class string, e *round.LedgerEntry) (bool, string) {
+	given := func(s string) bool { return strings.TrimSpace(s) != "" }
+	switch e.Disposition {
+	case "fixed":
+		if !given(e.Commit) {
+			return false, "its last disposition, fixed, names no commit"
+		}
+		return true, ""
+	case "rejected":
+		if !given(e.Evidence) {
+			return false, "its last disposition, rejected, has no evidence"
+		}
+		return true, ""
+	case "deferred":
+		if !given(e.UserQuote) {
+			return false, "its last disposition, deferred, has no user's words"
+		}
+		return true, ""
+	case "accepted":
+		if class != "defect" {
+			return false, "its last disposition, accepted, does not close a " + class
+		}
+		if !given(e.UserQuote) {
+			return false, "its last disposition, accepted, has no user's words"
+		}
+		return true, ""
+	case "answered":
+		if class != "requirement-question" {
+			return false, "its last disposition, answered, does not close a " + class
+		}
+		if !given(e.UserQuote) {
+			return false, "its last disposition, answered, has no user's words"
+		}
+		return true, ""
+	}
+	return false, fmt.Sprintf("its last disposition %q is not a disposition", e.Disposition)
+}
+
+// resolveOf finds the finding a duplicate names (G30: a finding of this
+// round or of an earlier round of the series). `of` is "ROUND/ID" (a round
+// of the series by name) or "ID": this round first, then the nearest
+// earlier round holding that ID.
+func (s *seriesData) resolveOf(from *roundData, of string) (target, bool) {
+	of = strings.TrimSpace(of)
+	at := s.index[from]
+	if i := strings.LastIndexByte(of, '/'); i >= 0 {
+		r, ok := s.byName[of[:i]]
+		if !ok || r.state != published || s.index[r] > at {
+			return target{}, false
+		}
+		f, ok := r.byID[of[i+1:]]
+		return target{r, f}, ok
+	}
+	for i := at; i >= 0; i-- {
+		r := s.rounds[i]
+		if r.state != published {
+			continue
+		}
+		if f, ok := r.byID[of]; ok {
+			return target{r, f}, true
+		}
+	}
+	return target{}, false
+}
+
+func label(start, t target) string {
+	if t.r == start.r {
+		return t.f.ID
+	}
+	return t.r.name + "/" + t.f.ID
+}
+
+// judge follows a finding's disposition and its duplicate chain.
+func (s *seriesData) judge(start target) verdict {
+	class := start.f.Class
+	cur := start
+	chain := []string{start.f.ID}
+	seen := map[*envelope.Finding]bool{start.f: true}
+	for {
+		e := cur.r.last[cur.f.ID]
+		if e == nil {
+			if cur == start {
+				return verdict{why: "no disposition"}
+			}
+			return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " ends in a finding with no disposition"}
+		}
+		if e.Disposition != "duplicate" {
+			ok, why := closingFor(class, e)
+			if !ok {
+				if cur != start {
+					why = "duplicate chain " + strings.Join(chain, " -> ") + " ends where " + why
+				}
+				return verdict{why: why}
+			}
+			if e.Disposition == "fixed" {
+				return verdict{closed: true, commit: strings.TrimSpace(e.Commit)}
+			}
+			return verdict{closed: true}
+		}
+		t, ok := s.resolveOf(cur.r, e.Of)
+		if !ok {
+			return verdict{why: fmt.Sprintf("duplicate chain %s -> %s: %q is no finding of this round or an earlier round of the series", strings.Join(chain, " -> "), e.Of, e.Of)}
+		}
+		chain = append(chain, label(start, t))
+		if seen[t.f] {
+			return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " is a cycle"}
+		}
+		seen[t.f] = true
+		cur = t
+	}
+}
+
+// findings checks every defect and requirement-question of the series'
+// listed, published rounds, and counts every class.
+func (g *gate) findings(s *seriesData) {
+	type pending struct {
+		r      *roundData
+		f      *envelope.Finding
+		commit string
+	}
+	var fixed []pending
+	for _, l := range s.listed {
+		r := l.data
+		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+			continue
+		}
+		for i := range r.finds.Findings {
+			f := &r.finds.Findings[i]
+			c := g.count(f.Class)
+			switch f.Class {
+			case "hardening", "note":
+				e := r.last[f.ID]
+				if e == nil {
+					c.Open++
+				} else {
+					c.Closed++
+				}
+				if f.Class == "hardening" && !f.LocationUnreadable && e != nil && e.Disposition == "deferred" && e.Auto {
+					g.rec.AutoDeferred++
+				}
+				continue
+			}
+			v := s.judge(target{r, f})
+			switch {
+			case !v.closed:
+				c.Open++
+				g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage))
+			case v.commit != "":
+				fixed = append(fixed, pending{r, f, v.commit})
+			default:
+				c.Closed++
+			}
+		}
+	}
+	if len(fixed) == 0 {
+		return
+	}
+	var commits []string
+	for _, p := range fixed {
+		commits = append(commits, p.commit)
+	}
+	contained := Contains(s.repo, s.head, commits)
+	for _, p := range fixed {
+		c := g.count(p.f.Class)
+		res := contained[p.commit]
+		if res == nil {
+			c.Closed++
+			continue
+		}
+		c.Open++
+		hint := triageHint(s.dirOf(p.r), p.f.ID, p.f.Class, p.r.rec.Stage)
+		if errors.Is(res, errNotAncestor) {
+			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head and review the new head (%s), or %s",
+				s.display, p.r.name, p.f.Class, p.f.ID, p.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"), hint)
+			continue
+		}
+		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: %s",
+			s.display, p.r.name, p.f.Class, p.f.ID, p.commit, s.repo, res, hint)
+	}
+}
+
+func (g *gate) count(class string) *Count {
+	switch class {
+	case "defect":
+		return &g.rec.Findings.Defect
+	case "requirement-question":
+		return &g.rec.Findings.RequirementQuestion
+	case "hardening":
+		return &g.rec.Findings.Hardening
+	}
+	return &g.rec.Findings.Note
+}
+
+// triageHint is the spar triage that closes a finding, with every closing
+// disposition of its class (DESIGN.md §7).
+func triageHint(dir, id, class, stage string) string {
+	cmd := "spar triage " + shellQuote(dir) + " " + shellQuote(id)
+	if class == "requirement-question" {
+		return cmd + " --as answered --user-quote WORDS (or --as rejected --evidence TEXT, --as deferred --to WHERE --user-quote WORDS, --as duplicate --of ID)"
+	}
+	fixed := " --as fixed --commit REV"
+	if stage == "code" {
+		fixed += " --failed-before CHECK --passed-after CHECK"
+	}
+	return cmd + fixed + " (or --as rejected --evidence TEXT, --as accepted --user-quote WORDS, --as deferred --to WHERE --user-quote WORDS, --as duplicate --of ID)"
+}
+
+var errNotAncestor = errors.New("not an ancestor of the head")
+
+// ManyCommits is how many distinct commits Contains checks one by one with
+// `git merge-base --is-ancestor`; past it, one `git rev-list HEAD` lists
+// every ancestor once and only the commits missing from it are checked one
+// by one (the same answer, one process instead of thousands).
+var ManyCommits = 16
+
+// Contains reports for each commit whether head contains it (git merge-base
+// --is-ancestor semantics: head itself included). The map holds nil for a
+// contained commit, errNotAncestor for one that is not, and another error
+// for a commit that does not resolve.
+func Contains(repo, head string, commits []string) map[string]error {
+	out := map[string]error{}
+	var todo []string
+	for _, c := range commits {
+		if _, ok := out[c]; !ok {
+			out[c] = errNotAncestor
+			todo = append(todo, c)
+		}
+	}
+	if head == "" {
+		for _, c := range todo {
+			out[c] = errors.New("the series has no head")
+		}
+		return out
+	}
+	if len(todo) > ManyCommits {
+		if b, err := gitx.Git(repo, "rev-list", "--end-of-options", head); err == nil {
+			anc := map[string]bool{}
+			for _, l := range strings.Split(string(b), "\n") {
+				if l != "" {
+					anc[l] = true
+				}
+			}
+			rest := todo[:0]
+			for _, c := range todo {
+				if anc[c] {
+					out[c] = nil
+				} else {
+					rest = append(rest, c)
+				}
+			}
+			todo = rest
+		}
+	}
+	for _, c := range todo {
+		out[c] = isAncestor(repo, c, head)
+	}
+	return out
+}
+
+func isAncestor(repo, commit, head string) error {
+	id, err := gitx.ResolveCommit(repo, commit)
+	if err != nil {
+		return err
+	}
+	_, err = gitx.Git(repo, "merge-base", "--is-ancestor", "--end-of-options", id, head)
+	if err == nil {
+		return nil
+	}
+	var ge *gitx.Error
+	if errors.As(err, &ge) {
+		var ee interface{ ExitCode() int }
+		if errors.As(ge.Err, &ee) && ee.ExitCode() == 1 {
+			return errNotAncestor
+		}
+	}
+	return err
+}

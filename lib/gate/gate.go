@@ -1,0 +1,553 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/glob"
+	"github.com/jaekit/spar/lib/growth"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// Options are the arguments of one gate.
+type Options struct {
+	// Rounds are the round folders as given (G29), in the given order.
+	Rounds []string
+	// ExpectHead is --expect-head (G27); ExpectHeadGiven tells "" apart
+	// from not given.
+	ExpectHead      string
+	ExpectHeadGiven bool
+	// Out is --out as given ("" when not given); it only appears in the
+	// commands the reasons suggest.
+	Out string
+	// PreviousGateDigest is the sha256 of the existing --out file (G28).
+	PreviousGateDigest *string
+	// Now is the clock of decided_at.
+	Now func() time.Time
+}
+
+// seriesData is one series of the list.
+type seriesData struct {
+	abs     string
+	display string // the series as the user's paths spell it
+	rounds  []*roundData
+	byName  map[string]*roundData
+	index   map[*roundData]int
+	listed  []*listedRound
+	latest  *roundData   // latest counted round (else the latest published one)
+	input   []*roundData // latest and its reruns: the series' latest input
+	repo    string
+	head    string // the gate's head for this series
+	expect  *string
+}
+
+type listedRound struct {
+	given   string // as given
+	display string // cleaned
+	abs     string
+	series  *seriesData
+	data    *roundData
+	dup     bool // listed twice: only the first counts
+}
+
+// Decide reads the rounds and decides. It returns the record; the error is
+// only for arguments the gate cannot start with (none: every problem with
+// the records is a blocked reason).
+func Decide(o Options) *Record {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	rec := &Record{
+		Schema:             Schema,
+		Reasons:            []string{},
+		Rounds:             []RoundRef{},
+		RequiredReviewers:  []Required{},
+		Growth:             []Growth{},
+		PreviousGateDigest: o.PreviousGateDigest,
+	}
+	g := &gate{opts: o, rec: rec}
+	g.collect()
+	g.decide()
+	if len(rec.Reasons) == 0 {
+		rec.State = Passed
+	} else {
+		rec.State = Blocked
+	}
+	rec.DecidedAt = now().UTC().Format(time.RFC3339)
+	return rec
+}
+
+type gate struct {
+	opts   Options
+	rec    *Record
+	series []*seriesData
+	listed []*listedRound
+}
+
+func (g *gate) reason(format string, args ...any) {
+	g.rec.Reasons = append(g.rec.Reasons, fmt.Sprintf(format, args...))
+}
+
+// collect groups the listed rounds by series (the parent folder) in order of
+// first appearance and reads every series once.
+func (g *gate) collect() {
+	bySeries := map[string]*seriesData{}
+	seen := map[string]bool{}
+	for _, given := range g.opts.Rounds {
+		display := filepath.Clean(given)
+		abs, err := filepath.Abs(display)
+		if err != nil {
+			abs = display
+		}
+		sAbs := filepath.Dir(abs)
+		s := bySeries[sAbs]
+		if s == nil {
+			s = &seriesData{abs: sAbs, display: filepath.Dir(display)}
+			bySeries[sAbs] = s
+			g.series = append(g.series, s)
+		}
+		l := &listedRound{given: given, display: display, abs: abs, series: s, dup: seen[abs]}
+		seen[abs] = true
+		s.listed = append(s.listed, l)
+		g.listed = append(g.listed, l)
+	}
+	for _, s := range g.series {
+		var abs []string
+		for _, l := range s.listed {
+			abs = append(abs, l.abs)
+		}
+		rounds, extra := readSeries(s.abs, abs)
+		s.rounds = rounds
+		s.byName = map[string]*roundData{}
+		s.index = map[*roundData]int{}
+		byAbs := map[string]*roundData{}
+		for i, r := range rounds {
+			s.byName[r.name] = r
+			s.index[r] = i
+			byAbs[r.abs] = r
+		}
+		for _, l := range s.listed {
+			if r, ok := byAbs[l.abs]; ok {
+				l.data = r
+			} else {
+				l.data = extra[l.abs]
+			}
+		}
+		s.pickLatest()
+	}
+}
+
+// pickLatest finds the series' latest counted round and its reruns (the
+// series' latest input, DESIGN.md §8), its repository and head.
+func (s *seriesData) pickLatest() {
+	for _, r := range s.rounds {
+		if r.state != published || r.rec.DryRun {
+			continue
+		}
+		if r.rec.Cap.Counted {
+			s.latest = r
+		}
+	}
+	if s.latest == nil {
+		// Only rounds that count for nothing (hand-made records): the latest
+		// published one still decides the head and the reviewers.
+		for _, r := range s.rounds {
+			if r.state == published && !r.rec.DryRun {
+				s.latest = r
+			}
+		}
+	}
+	if s.latest == nil {
+		return
+	}
+	s.input = []*roundData{s.latest}
+	for _, r := range s.rounds {
+		if r == s.latest || r.state != published || r.rec.DryRun || r.rec.Cap.Counted || r.rec.Cap.RerunOf == nil {
+			continue
+		}
+		if filepath.Base(*r.rec.Cap.RerunOf) == s.latest.name {
+			s.input = append(s.input, r)
+		}
+	}
+	s.repo = s.latest.rec.Repo
+	s.head = s.latest.rec.Head
+}
+
+func (s *seriesData) dirOf(r *roundData) string {
+	return filepath.Join(s.display, r.name)
+}
+
+func (g *gate) decide() {
+	for _, l := range g.listed {
+		ref := RoundRef{Dir: l.display, Series: l.series.display, Name: filepath.Base(l.abs)}
+		if r := l.data; r != nil && r.rec != nil && r.state != unreadable {
+			ref.Stage, ref.Base, ref.Head, ref.Counted = r.rec.Stage, r.rec.Base, r.rec.Head, r.rec.Cap.Counted && !r.rec.DryRun && r.state == published
+		}
+		g.rec.Rounds = append(g.rec.Rounds, ref)
+	}
+	g.resolveExpectHead()
+	fix := g.fixedList()
+	for _, s := range g.series {
+		g.listedProblems(s, fix)
+		g.missingRounds(s, fix)
+		g.expectHeadMismatch(s)
+		g.staleDocuments(s)
+		g.findings(s)
+		g.requiredReviewers(s)
+		g.growth(s)
+	}
+}
+
+// fixedList is the round list that would clear the list's own problems:
+// the given rounds that can be gated, then every round of their series that
+// must be listed and is not (G29), in series order.
+func (g *gate) fixedList() string {
+	var parts []string
+	for _, l := range g.listed {
+		if l.dup || (l.data != nil && l.data.state == unfinished) || (l.data != nil && l.data.dryRun()) {
+			continue
+		}
+		parts = append(parts, shellQuote(l.given))
+	}
+	for _, s := range g.series {
+		for _, r := range s.missing() {
+			parts = append(parts, shellQuote(s.dirOf(r)))
+		}
+	}
+	cmd := "spar gate " + strings.Join(parts, " ")
+	if g.opts.ExpectHeadGiven {
+		cmd += " --expect-head " + shellQuote(g.opts.ExpectHead)
+	}
+	if g.opts.Out != "" {
+		cmd += " --out " + shellQuote(g.opts.Out)
+	}
+	return cmd
+}
+
+// missing returns the rounds of the series that G29 requires in the list
+// and the list lacks: every round that is not a dry run and did not stop
+// before recording (an unreadable one cannot prove it is either).
+func (s *seriesData) missing() []*roundData {
+	listed := map[*roundData]bool{}
+	for _, l := range s.listed {
+		listed[l.data] = true
+	}
+	var out []*roundData
+	for _, r := range s.rounds {
+		if listed[r] || r.state == unfinished || r.dryRun() {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// listedProblems: G29, G32 — a listed round that is unreadable, a dry run,
+// or stopped before recording findings.
+func (g *gate) listedProblems(s *seriesData, fix string) {
+	for _, l := range s.listed {
+		r := l.data
+		if l.dup || r == nil {
+			continue
+		}
+		name := filepath.Base(l.abs)
+		switch {
+		case r.state == unreadable:
+			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (spar gate never repairs records), or remove the round folder %s and run the round again",
+				s.display, name, r.err, shellQuote(l.display))
+		case r.state == unfinished:
+			g.reason("%s: round %s stopped before recording findings (%v); to clear: leave it out of the list: %s",
+				s.display, name, trimUnfinished(r.err), fix)
+		case r.dryRun():
+			g.reason("%s: round %s is a dry run; to clear: leave it out of the list: %s", s.display, name, fix)
+		case r.waiversErr != nil:
+			g.reason("%s: round %s: %v; to clear: restore waivers.jsonl as spar waive wrote it", s.display, name, r.waiversErr)
+		}
+	}
+}
+
+func trimUnfinished(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "("); i >= 0 && strings.HasSuffix(msg, ")") {
+		return msg[i+1 : len(msg)-1]
+	}
+	return msg
+}
+
+// missingRounds: G29 — every round of the series that is not a dry run must
+// be in the list (obsolete records fail the gate, review-freshness).
+func (g *gate) missingRounds(s *seriesData, fix string) {
+	for _, r := range s.missing() {
+		if r.state == unreadable {
+			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them, or remove the round folder %s",
+				s.display, r.name, r.err, shellQuote(s.dirOf(r)))
+			continue
+		}
+		g.reason("%s: round %s of the series is not in the gate list; to clear: %s", s.display, r.name, fix)
+	}
+}
+
+// resolveExpectHead resolves --expect-head in each series' repository (G27:
+// an unresolvable revision is a blocked reason, never read as an option).
+func (g *gate) resolveExpectHead() {
+	if !g.opts.ExpectHeadGiven {
+		return
+	}
+	g.rec.ExpectHead = &ExpectHead{Rev: g.opts.ExpectHead}
+	byRepo := map[string]*string{}
+	first := true
+	for _, s := range g.series {
+		if s.latest == nil {
+			continue
+		}
+		c, done := byRepo[s.repo]
+		if !done {
+			if id, err := gitx.ResolveCommit(s.repo, g.opts.ExpectHead); err == nil {
+				c = &id
+			}
+			byRepo[s.repo] = c
+		}
+		s.expect = c
+		if first {
+			g.rec.ExpectHead.Commit = c
+			first = false
+		}
+		if c != nil {
+			s.head = *c
+		}
+	}
+}
+
+func (g *gate) expectHeadMismatch(s *seriesData) {
+	if !g.opts.ExpectHeadGiven || s.latest == nil {
+		return
+	}
+	if s.expect == nil {
+		g.reason("%s: --expect-head %q does not resolve to a commit in the repository %s; to clear: give a revision that git resolves to a commit there (git -C %s rev-parse --verify %s)",
+			s.display, g.opts.ExpectHead, s.repo, shellQuote(s.repo), shellQuote(g.opts.ExpectHead+"^{commit}"))
+		return
+	}
+	if *s.expect != s.latest.rec.Head {
+		g.reason("%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
+			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.runCommand(s.latest.rec.Base, *s.expect))
+	}
+}
+
+// staleDocuments: DESIGN.md §10 — each document of the series' latest
+// counted round is read again from its real path and compared by sha256;
+// a changed or missing one means the review no longer covers the inputs.
+func (g *gate) staleDocuments(s *seriesData) {
+	if s.latest == nil {
+		return
+	}
+	for _, d := range s.latest.rec.Documents {
+		b, err := os.ReadFile(d.Path)
+		switch {
+		case err != nil:
+			g.reason("%s: round %s: the %s document %s (%s) cannot be read (%v); to clear: run a new round: %s",
+				s.display, s.latest.name, d.Role, d.Name, d.Path, errText(err), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+		case round.SHA256(b) != d.SHA256:
+			g.reason("%s: round %s: the %s document %s (%s) changed since the round (sha256 %s, now %s); to clear: run a new round: %s",
+				s.display, s.latest.name, d.Role, d.Name, d.Path, d.SHA256, round.SHA256(b), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+		}
+	}
+}
+
+func errText(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// requiredReviewers: each configured_required reviewer of the series'
+// latest counted round has a completed review of the series' latest input
+// (that round or its reruns) or a waiver in one of those rounds.
+func (g *gate) requiredReviewers(s *seriesData) {
+	if s.latest == nil {
+		return
+	}
+	for _, req := range s.latest.rec.Config.ConfiguredRequired {
+		out := Required{Series: s.display, Name: req.Name, Preset: req.Preset, Status: ReviewerMissing}
+		status := "not a reviewer of the round"
+		for _, r := range s.input {
+			for _, rv := range r.rec.Reviewers {
+				if rv.Name != req.Name {
+					continue
+				}
+				if rv.Status == "completed" && rv.Preset == req.Preset && out.Status == ReviewerMissing {
+					name := r.name
+					out.Status, out.Round = ReviewerCompleted, &name
+				}
+				if rv.Status != "not_run" || status == "not a reviewer of the round" {
+					status = rv.Status
+				}
+			}
+		}
+		if out.Status == ReviewerMissing {
+			for _, r := range s.input {
+				for _, w := range r.waivers {
+					if w.Reviewer == req.Name && w.Preset == req.Preset && out.Status == ReviewerMissing {
+						name := r.name
+						out.Status, out.Round = ReviewerWaived, &name
+					}
+				}
+			}
+		}
+		g.rec.RequiredReviewers = append(g.rec.RequiredReviewers, out)
+		if out.Status != ReviewerMissing {
+			continue
+		}
+		dir := shellQuote(s.dirOf(s.latest))
+		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head)
+		if status == "pending" {
+			clear = "record its review: spar record " + dir + " --reviewer " + shellQuote(req.Name) + " --transcript FILE (or --result FILE)"
+		}
+		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s, or with the user's words: spar waive %s --reviewer %s --user-quote WORDS",
+			s.display, s.latest.name, req.Name, req.Preset, status, clear, dir, shellQuote(req.Name))
+	}
+}
+
+// runCommand is the spar run that repeats the latest counted round's
+// arguments (stage, repository, reviewers, choices, documents given as
+// arguments, added check paths, decisions, standpoints) for base and head,
+// into the next free round name of the series. With the same head and
+// unchanged documents it is a rerun (only the reviewers that did not
+// complete run); otherwise a new counted round.
+func (s *seriesData) runCommand(base, head string) string {
+	r := s.latest.rec
+	var b strings.Builder
+	b.WriteString("spar run --repo " + shellQuote(r.Repo) + " --stage " + r.Stage + " --base " + base + " --head " + head)
+	b.WriteString(" --out " + shellQuote(filepath.Join(s.display, s.nextName())))
+	if r.Config.Override != nil && r.Config.Override.Kind == "--reviewers" {
+		b.WriteString(" --reviewers " + shellQuote(strings.Join(r.Config.Override.Names, ",")))
+	}
+	for _, c := range r.Config.Choices {
+		b.WriteString(" --" + c.Key + " " + shellQuote(c.Reviewer+"="+c.Value))
+	}
+	for _, d := range r.Documents {
+		if d.Origin != "argument" {
+			continue
+		}
+		flag := map[string]string{"rule": "--rules", "criteria": "--criteria", "subject": "--subject"}[d.Role]
+		if flag != "" {
+			b.WriteString(" " + flag + " " + shellQuote(d.Path))
+		}
+	}
+	configured := map[string]bool{}
+	for _, c := range r.Config.CheckPaths {
+		configured[c] = true
+	}
+	for _, c := range r.CheckPaths {
+		if !configured[c] {
+			b.WriteString(" --check-path " + shellQuote(c))
+		}
+	}
+	for _, d := range r.Decisions {
+		b.WriteString(" --decision " + shellQuote(d.Decision) + " --decision-quote " + shellQuote(d.Quote))
+	}
+	for _, sp := range r.Standpoints {
+		b.WriteString(" --standpoint " + shellQuote(sp.Reviewer+"="+sp.Text))
+	}
+	return b.String()
+}
+
+// nextName is the first free round name after the latest round's: a name
+// ending in -<n> counts on (code-2 → code-3), any other gets -2.
+func (s *seriesData) nextName() string {
+	base, n := s.latest.name, 1
+	if i := strings.LastIndexByte(base, '-'); i > 0 {
+		if v, err := strconv.Atoi(base[i+1:]); err == nil && v >= 0 && base[i+1:] == strconv.Itoa(v) {
+			base, n = base[:i], v
+		}
+	}
+	for {
+		n++
+		name := base + "-" + strconv.Itoa(n)
+		if _, err := os.Lstat(filepath.Join(s.abs, name)); err != nil {
+			return name
+		}
+	}
+}
+
+// growth measures each counted code round of the series (G24).
+func (g *gate) growth(s *seriesData) {
+	g.rec.Growth = append(g.rec.Growth, Measure(s.display, s.rounds)...)
+}
+
+// Measure is the growth of the counted code rounds of a series, in series
+// order: each from the previous counted code round's head (the first from
+// its base) to its head, split by its own check paths.
+func Measure(series string, rounds []*roundData) []Growth {
+	type job struct {
+		g    Growth
+		repo string
+		pair growth.Pair
+		err  error
+	}
+	var jobs []job
+	prev := ""
+	for _, r := range rounds {
+		if r.state != published || r.rec.DryRun || !r.rec.Cap.Counted || r.rec.Stage != "code" {
+			continue
+		}
+		from := r.rec.Base
+		if prev != "" {
+			from = prev
+		}
+		prev = r.rec.Head
+		set, err := glob.CompileAll(r.rec.CheckPaths)
+		jobs = append(jobs, job{
+			g:    Growth{Series: series, Round: r.name, From: from, To: r.rec.Head},
+			repo: r.rec.Repo, pair: growth.Pair{From: from, To: r.rec.Head, CheckPaths: set}, err: err,
+		})
+	}
+	// One git process per repository (normally one per series).
+	byRepo := map[string][]int{}
+	var repos []string
+	for i, j := range jobs {
+		if j.err != nil {
+			jobs[i].g.Error = "check paths: " + j.err.Error()
+			continue
+		}
+		if _, ok := byRepo[j.repo]; !ok {
+			repos = append(repos, j.repo)
+		}
+		byRepo[j.repo] = append(byRepo[j.repo], i)
+	}
+	for _, repo := range repos {
+		idx := byRepo[repo]
+		pairs := make([]growth.Pair, len(idx))
+		for k, i := range idx {
+			pairs[k] = jobs[i].pair
+		}
+		res := growth.Measure(repo, pairs)
+		for k, i := range idx {
+			jobs[i].g.CheckPaths, jobs[i].g.Other = res[k].CheckPaths, res[k].Other
+			if res[k].Err != nil {
+				jobs[i].g.Error = res[k].Err.Error()
+			}
+		}
+	}
+	out := make([]Growth, len(jobs))
+	for i, j := range jobs {
+		out[i] = j.g
+	}
+	return out
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@^") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,99 @@
+// Package gate decides whether a change may pass (DESIGN.md §8, the "Review
+// gate"; spar-input.en.md G27–G29, G32; review-freshness.en.md applied as
+// DESIGN.md §10). It only reads records: it never locks (G33) and never
+// writes anything (the caller writes --out). Every blocked reason is one
+// line that names the series, the round and the finding, reviewer or
+// document, and the command that clears it.
+package gate
+
+import "github.com/jaekit/spar/lib/growth"
+
+// Schema is the schema of the gate record.
+const Schema = "review-gate/v1"
+
+// States of the gate.
+const (
+	Passed  = "passed"
+	Blocked = "blocked"
+)
+
+// Record is the review-gate/v1 record `spar gate` prints and writes to --out.
+type Record struct {
+	Schema            string      `json:"schema"`
+	State             string      `json:"state"`
+	Reasons           []string    `json:"reasons"`
+	Rounds            []RoundRef  `json:"rounds"`
+	RequiredReviewers []Required  `json:"required_reviewers"`
+	Findings          ClassCounts `json:"findings"`
+	AutoDeferred      int         `json:"auto_deferred"`
+	Growth            []Growth    `json:"growth"`
+	ExpectHead        *ExpectHead `json:"expect_head"`
+	// PreviousGateDigest is the sha256 of the bytes of the gate record that
+	// --out replaced (G28), or null.
+	PreviousGateDigest *string `json:"previous_gate_digest"`
+	DecidedAt          string  `json:"decided_at"`
+}
+
+// RoundRef is one round of the list, in the given order. An unreadable
+// round keeps only dir, series and name.
+type RoundRef struct {
+	Dir     string `json:"dir"`
+	Series  string `json:"series"`
+	Name    string `json:"name"`
+	Stage   string `json:"stage"`
+	Base    string `json:"base"`
+	Head    string `json:"head"`
+	Counted bool   `json:"counted"`
+}
+
+// Required is one required reviewer of a series: configured_required of the
+// series' latest counted round.
+type Required struct {
+	Series string `json:"series"`
+	Name   string `json:"name"`
+	Preset string `json:"preset"`
+	// Status is completed, waived or missing.
+	Status string `json:"status"`
+	// Round is the round where it completed or was waived; null when missing.
+	Round *string `json:"round"`
+}
+
+// Status values of a required reviewer.
+const (
+	ReviewerCompleted = "completed"
+	ReviewerWaived    = "waived"
+	ReviewerMissing   = "missing"
+)
+
+// Count is the findings of one class in the listed rounds.
+type Count struct {
+	Open   int `json:"open"`
+	Closed int `json:"closed"`
+}
+
+// ClassCounts is Count per class.
+type ClassCounts struct {
+	Defect              Count `json:"defect"`
+	RequirementQuestion Count `json:"requirement-question"`
+	Hardening           Count `json:"hardening"`
+	Note                Count `json:"note"`
+}
+
+// Growth is one counted code round's growth (G24).
+type Growth struct {
+	Series     string      `json:"series"`
+	Round      string      `json:"round"`
+	From       string      `json:"from"`
+	To         string      `json:"to"`
+	CheckPaths growth.Side `json:"check_paths"`
+	Other      growth.Side `json:"other"`
+	// Error says why git could not measure it ("" when measured).
+	Error string `json:"error,omitempty"`
+}
+
+// ExpectHead is --expect-head as given and the commit it resolved to (G27)
+// in the repository of the first series (null when it does not resolve).
+type ExpectHead struct {
+	Rev    string  `json:"rev"`
+	Commit *string `json:"commit"`
+}

@@ -1,0 +1,184 @@
+// spar-gate decides whether a change may pass (`spar gate`, DESIGN.md §8)
+// and reports a series' caps (`spar cap-report`, G34). It only reads
+// records: no lock (G33), and nothing written but gate --out (G28).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gate"
+	"github.com/jaekit/spar/lib/pipe"
+)
+
+const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE]
+       spar-gate cap-report SERIES [--format md|json]
+
+gate        read the round folders in the given order and decide: prints the
+            review-gate/v1 record; exit 0 passed, 1 blocked (each reason on
+            stderr, one line each, with what clears it)
+  --expect-head REV  the head the work must be at (G27)
+  --out FILE         also write the record to FILE, atomically (G28: an
+                     existing FILE must be a review-gate/v1 record; its
+                     sha256 becomes previous_gate_digest)
+cap-report  per stage the cap, extensions (cause, reason), rounds counted and
+            left, reruns, and the growth of the code rounds (G34)
+  --format md|json   Markdown (default) or JSON
+
+Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing
+written), 70 internal error, 74 I/O error writing --out.
+`
+
+func main() {
+	pipe.Exit("gate", run(os.Args[1:]))
+}
+
+func usageErr(format string, args ...any) error {
+	return exitcode.New(exitcode.Usage, "spar-gate: "+fmt.Sprintf(format, args...)+" (spar-gate --help prints the usage)")
+}
+
+func helpWanted(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
+// parse splits args into positionals and the allowed --flag values
+// (--flag V or --flag=V, each at most once; "--" ends the flags).
+func parse(args []string, allowed ...string) ([]string, map[string]string, error) {
+	var pos []string
+	vals := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		known := false
+		for _, f := range allowed {
+			known = known || f == name
+		}
+		if !known || !strings.HasPrefix(a, "--") {
+			return nil, nil, usageErr("unknown flag %s", a)
+		}
+		if _, dup := vals[name]; dup {
+			return nil, nil, usageErr("--%s given twice", name)
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, usageErr("--%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		vals[name] = val
+	}
+	return pos, vals, nil
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return usageErr("a command is needed: gate or cap-report")
+	}
+	if helpWanted(args[:1]) || (len(args) > 1 && helpWanted(args[1:])) {
+		fmt.Print(usage)
+		return nil
+	}
+	switch args[0] {
+	case "gate":
+		return runGate(args[1:])
+	case "cap-report":
+		return runCapReport(args[1:])
+	}
+	return usageErr("unknown command %q (gate or cap-report)", args[0])
+}
+
+func runGate(args []string) error {
+	rounds, vals, err := parse(args, "expect-head", "out")
+	if err != nil {
+		return err
+	}
+	if len(rounds) == 0 {
+		return usageErr("gate: one or more round folders are needed")
+	}
+	opts := gate.Options{Rounds: rounds}
+	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
+	out, hasOut := vals["out"]
+	if hasOut {
+		prev, err := gate.CheckOut(out, rounds)
+		if err != nil {
+			return exitcode.New(exitcode.Config, "spar-gate: "+err.Error())
+		}
+		opts.Out, opts.PreviousGateDigest = out, prev
+	}
+	rec := gate.Decide(opts)
+	b, err := pipe.MarshalIndent(rec)
+	if err != nil {
+		return err
+	}
+	if hasOut {
+		if err := atomic.WriteFile(out, b, 0o644); err != nil {
+			return exitcode.New(exitcode.IO, fmt.Sprintf("spar-gate: --out %q: %v", out, err))
+		}
+	}
+	if _, err := os.Stdout.Write(b); err != nil {
+		return exitcode.New(exitcode.IO, "spar-gate: stdout: "+err.Error())
+	}
+	if rec.State == gate.Blocked {
+		for _, r := range rec.Reasons {
+			fmt.Fprintln(os.Stderr, "spar-gate: blocked: "+r)
+		}
+		return exitcode.New(exitcode.Blocked, "")
+	}
+	return nil
+}
+
+func runCapReport(args []string) error {
+	pos, vals, err := parse(args, "format")
+	if err != nil {
+		return err
+	}
+	format, ok := vals["format"]
+	if !ok {
+		format = "md"
+	}
+	if format != "md" && format != "json" {
+		return usageErr("cap-report: --format %q is not md or json", format)
+	}
+	if len(pos) != 1 {
+		return usageErr("cap-report: exactly one series folder is needed (got %d)", len(pos))
+	}
+	rep, err := gate.Caps(pos[0])
+	var refusal *gate.RefusalError
+	if errors.As(err, &refusal) {
+		return exitcode.New(exitcode.Config, "spar-gate: cap-report: "+refusal.Msg)
+	}
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		b, err := pipe.MarshalIndent(rep)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(b)
+		return err
+	}
+	_, err = os.Stdout.WriteString(rep.Markdown())
+	return err
+}
