@@ -55,7 +55,7 @@ type fileSpec struct {
 type docSpec struct {
 	Role  string `json:"role"`
 	Place string `json:"place"` // repository, outside
-	Name  string `json:"name"`  // repository path, or the file name outside
+	Name  string `json:"name"`  // repository path, or a path under a folder outside the repository
 	Text  string `json:"text"`
 }
 
@@ -134,8 +134,11 @@ func buildRepo(t testing.TB, spec repoSpec) repo {
 	r.head = commit(t, dir, spec.Head, r.base)
 	for _, d := range spec.Documents {
 		p := filepath.Join(dir, filepath.FromSlash(d.Name))
+		name := d.Name
 		if d.Place == "outside" {
-			p = filepath.Join(outside, d.Name)
+			// Outside the repository the G26 name is the file name.
+			p = filepath.Join(outside, filepath.FromSlash(d.Name))
+			name = filepath.Base(p)
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -148,7 +151,7 @@ func buildRepo(t testing.TB, spec repoSpec) repo {
 			t.Fatal(err)
 		}
 		r.docs = append(r.docs, envelope.Document{
-			Role: d.Role, Origin: "argument", Name: d.Name, Path: real, FileName: filepath.Base(p),
+			Role: d.Role, Origin: "argument", Name: name, Path: real, FileName: filepath.Base(p),
 			LineCount: gitx.CountLines([]byte(d.Text)), Lines: gitx.Lines([]byte(d.Text)),
 		})
 	}
