@@ -194,17 +194,23 @@ func TestPacketSHA256_ChangesExactlyWithContent(t *testing.T) {
 		}
 	}
 	differ := map[string]func(r *envelope.Run, c *envelope.Config){
-		"stage":       func(r *envelope.Run, c *envelope.Config) { r.Stage = "plan" },
-		"head":        func(r *envelope.Run, c *envelope.Config) { r.Head = strings.Repeat("3", 40) },
-		"base":        func(r *envelope.Run, c *envelope.Config) { r.Base = strings.Repeat("3", 40) },
-		"series":      func(r *envelope.Run, c *envelope.Config) { r.Series = "/repo/.spar/other" },
-		"angles":      func(r *envelope.Run, c *envelope.Config) { c.Angles = c.Angles[1:] },
-		"check path":  func(r *envelope.Run, c *envelope.Config) { r.CheckPaths = r.CheckPaths[:1] },
-		"rule text":   func(r *envelope.Run, c *envelope.Config) { r.Documents[0].Lines[1] = "No network." },
-		"decision":    func(r *envelope.Run, c *envelope.Config) { r.Decisions = []envelope.Decision{{Decision: "a", Quote: "b"}} },
-		"decision nl": func(r *envelope.Run, c *envelope.Config) { r.Decisions = []envelope.Decision{{Decision: "a\n", Quote: "b"}} },
-		"standpoint":  func(r *envelope.Run, c *envelope.Config) { r.Standpoints = []envelope.Standpoint{{Reviewer: "codex", Text: "x"}} },
-		"change":      func(r *envelope.Run, c *envelope.Config) { r.Changes[0].Added++ },
+		"stage":      func(r *envelope.Run, c *envelope.Config) { r.Stage = "plan" },
+		"head":       func(r *envelope.Run, c *envelope.Config) { r.Head = strings.Repeat("3", 40) },
+		"base":       func(r *envelope.Run, c *envelope.Config) { r.Base = strings.Repeat("3", 40) },
+		"series":     func(r *envelope.Run, c *envelope.Config) { r.Series = "/repo/.spar/other" },
+		"angles":     func(r *envelope.Run, c *envelope.Config) { c.Angles = c.Angles[1:] },
+		"check path": func(r *envelope.Run, c *envelope.Config) { r.CheckPaths = r.CheckPaths[:1] },
+		"rule text":  func(r *envelope.Run, c *envelope.Config) { r.Documents[0].Lines[1] = "No network." },
+		"decision": func(r *envelope.Run, c *envelope.Config) {
+			r.Decisions = []envelope.Decision{{Decision: "a", Quote: "b"}}
+		},
+		"decision nl": func(r *envelope.Run, c *envelope.Config) {
+			r.Decisions = []envelope.Decision{{Decision: "a\n", Quote: "b"}}
+		},
+		"standpoint": func(r *envelope.Run, c *envelope.Config) {
+			r.Standpoints = []envelope.Standpoint{{Reviewer: "codex", Text: "x"}}
+		},
+		"change": func(r *envelope.Run, c *envelope.Config) { r.Changes[0].Added++ },
 	}
 	seen := map[string]string{base: "base"}
 	for name, f := range differ {
