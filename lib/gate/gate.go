@@ -259,7 +259,7 @@ func (g *gate) listedProblems(s *seriesData, fix string) {
 		name := filepath.Base(l.abs)
 		switch {
 		case r.state == unreadable:
-			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (spar gate never repairs records), or remove the round folder %s and run the round again",
+			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
 				s.display, name, r.err, shellQuote(l.display))
 		case r.state == unfinished:
 			g.reason("%s: round %s stopped before recording findings (%v); to clear: leave it out of the list: %s",
@@ -285,7 +285,7 @@ func trimUnfinished(err error) string {
 func (g *gate) missingRounds(s *seriesData, fix string) {
 	for _, r := range s.missing() {
 		if r.state == unreadable {
-			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them, or remove the round folder %s",
+			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s",
 				s.display, r.name, r.err, shellQuote(s.dirOf(r)))
 			continue
 		}

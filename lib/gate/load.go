@@ -2,10 +2,12 @@ package gate
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -50,11 +52,19 @@ func readRound(dir string) *roundData {
 	switch {
 	case err == nil:
 		d.state = published
-	case errors.Is(err, round.ErrUnfinished):
+	case errors.Is(err, round.ErrUnfinished) && (rec == nil || rec.FinishedAt == nil):
 		d.state, d.err = unfinished, err
 		return d
 	default:
-		d.state, d.err = unreadable, err
+		// round.json says the round was published (finished_at) but
+		// findings.json is missing or not the one it names: a hand edit, or
+		// a re-recording caught between its writes (G32, G33). Either way
+		// it is not a round that stopped before recording, so it is never
+		// left out of the list silently.
+		if errors.Is(err, round.ErrUnfinished) {
+			err = errors.New(trimUnfinished(err))
+		}
+		d.state, d.err = unreadable, pathFree(err)
 		return d
 	}
 	if rec.Name != d.name {
@@ -70,11 +80,12 @@ func readRound(dir string) *roundData {
 	}
 	led, err := round.ReadLedger(dir)
 	if err != nil {
-		d.state, d.err = unreadable, err
+		d.state, d.err = unreadable, pathFree(err)
 		return d
 	}
 	d.finds, d.ledger = finds, led
 	d.waivers, _, d.waiversErr = round.ReadWaivers(dir)
+	d.waiversErr = pathFreeOrNil(d.waiversErr)
 	d.byID = make(map[string]*envelope.Finding, len(finds.Findings))
 	for i := range finds.Findings {
 		d.byID[finds.Findings[i].ID] = &finds.Findings[i]
@@ -84,6 +95,26 @@ func readRound(dir string) *roundData {
 		d.last[led[i].Finding] = &led[i]
 	}
 	return d
+}
+
+// pathFree drops the absolute path an *fs.PathError adds: the reason
+// already names the round.
+func pathFree(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg := err.Error()
+		if i := strings.Index(msg, pe.Error()); i >= 0 {
+			return errors.New(msg[:i] + pe.Err.Error())
+		}
+	}
+	return err
+}
+
+func pathFreeOrNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return pathFree(err)
 }
 
 func knownClass(c string) bool {
