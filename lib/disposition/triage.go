@@ -89,11 +89,13 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			e.Commit = id
 		}
 		if Given(o[OptOf]) {
-			ofRound, ofID, err := resolveOf(series, dir, rec, fs, f.ID, o[OptOf])
+			ofRound, _, err := resolveOf(series, dir, rec, fs, f.ID, o[OptOf])
 			if err != nil {
 				return err
 			}
-			e.Of, e.OfRound = ofID, ofRound
+			// of stays as given: spar gate resolves it by the same rule;
+			// of_round says where this rule found it.
+			e.Of, e.OfRound = o[OptOf], ofRound
 		}
 		e.Evidence = text(o[OptEvidence])
 		e.To = text(o[OptTo])

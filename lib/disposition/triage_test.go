@@ -121,7 +121,7 @@ func TestG30_DispositionRules(t *testing.T) {
 			}},
 		{name: "duplicate ROUND/ID", round: s.code2, finding: "codex-F1", as: "duplicate", opts: opts("of", "plan-1/claude-F1"),
 			check: func(t *testing.T, e round.LedgerEntry) {
-				if e.Of != "claude-F1" || e.OfRound != "plan-1" {
+				if e.Of != "plan-1/claude-F1" || e.OfRound != "plan-1" {
 					t.Errorf("%+v", e)
 				}
 			}},

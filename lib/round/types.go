@@ -134,9 +134,9 @@ type LedgerEntry struct {
 	Auto        bool   `json:"auto,omitempty"`
 	Commit      string `json:"commit,omitempty"`
 	Of          string `json:"of,omitempty"`
-	// OfRound names the round that holds the finding Of (this round or an
-	// earlier round of the series): finding IDs repeat across rounds, so a
-	// duplicate names both (docs/review-round.md §8).
+	// OfRound names the round that holds the finding Of (as given: ID or
+	// ROUND/ID) by the rule of docs/review-round.md §8: finding IDs repeat
+	// across rounds, so a duplicate also names where it was found.
 	OfRound      string `json:"of_round,omitempty"`
 	Evidence     string `json:"evidence,omitempty"`
 	To           string `json:"to,omitempty"`
