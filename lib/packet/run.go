@@ -70,7 +70,7 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	if fi, err := os.Stat(series); err == nil && !fi.IsDir() {
 		return nil, false, refusef("--out %q: its series %q is not a folder", a.Out, series)
 	}
-	if err := recordpath.Check(series); err != nil {
+	if err := recordpath.CheckFolder(series); err != nil {
 		return nil, false, refusef("--out %q: series %s", a.Out, err)
 	}
 	run.Out, run.Series, run.Name = out, series, filepath.Base(out)

@@ -61,14 +61,23 @@ func Resolve(p string) (string, error) {
 	}
 }
 
-// Check applies G28 to p (resolved by Resolve first). It walks every folder
+// Check applies G28 to p, a file (gate --out). CheckFolder is the same rule
+// for a folder (a round folder, a series).
+func Check(p string) error { return check(p, false) }
+
+// CheckFolder applies G28 to the folder p. Git is asked about "p/" so that
+// a pattern that matches only folders ("reviews/") also decides for a
+// folder that does not exist yet.
+func CheckFolder(p string) error { return check(p, true) }
+
+// check applies G28 to p (resolved by Resolve first). It walks every folder
 // from p up to the filesystem root; each one that holds a .git entry is a
 // repository containing p, innermost first. Each must ignore p (`git
 // check-ignore`, which also sees an ignored parent folder) and list no
 // tracked file under it (`git ls-files`, which includes files deleted from
 // the working tree but still in the index). A git failure is a refusal: Git
 // could not decide.
-func Check(p string) error {
+func check(p string, folder bool) error {
 	real, err := Resolve(p)
 	if err != nil {
 		return refuse(p, "%q: cannot resolve the path: %v", p, err)
@@ -82,6 +91,9 @@ func Check(p string) error {
 			return refuse(p, "%q is the working tree of the repository %q; a record path must be ignored by it", p, root)
 		}
 		rel = filepath.ToSlash(rel)
+		if folder {
+			rel += "/"
+		}
 		tracked, err := gitx.Git(root, "ls-files", "-z", "--full-name", "--", ":(literal)"+rel)
 		if err != nil {
 			return refuse(p, "%q: git cannot decide whether the repository %q tracks files under it: %v", p, root, err)
@@ -147,5 +159,5 @@ func CheckNewFolder(p string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return refuse(p, "%q: %v", p, err)
 	}
-	return Check(p)
+	return CheckFolder(p)
 }

@@ -59,7 +59,8 @@ func TestG28_RecordPaths(t *testing.T) {
 		{filepath.Join(repo, "reviews", "x", "code-1"), ""},
 		{filepath.Join(repo, "reviews", "keep"), "tracked by the repository"},
 		{filepath.Join(repo, "gone"), "tracked by the repository"},
-		{filepath.Join(repo, "app", "reviews"), "not ignored"},
+		{filepath.Join(repo, "app", "reviews"), ""},
+		{filepath.Join(repo, "app", "reports"), "not ignored"},
 		{filepath.Join(repo, "newdir", "r"), "not ignored"},
 		{repo, "is the working tree"},
 		{filepath.Join(top, "link", "r1"), "not ignored"},
@@ -67,7 +68,7 @@ func TestG28_RecordPaths(t *testing.T) {
 		{filepath.Join(broken, "r1"), "git cannot decide"},
 	}
 	for _, c := range cases {
-		err := Check(c.path)
+		err := CheckFolder(c.path)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: refused: %v", c.path, err)
@@ -82,8 +83,20 @@ func TestG28_RecordPaths(t *testing.T) {
 	}
 	// The nested repository ignores its own folder: both decide, accepted.
 	write(t, filepath.Join(nested, ".gitignore"), "out/\n")
-	if err := Check(filepath.Join(nested, "out", "r1")); err != nil {
+	if err := CheckFolder(filepath.Join(nested, "out", "r1")); err != nil {
 		t.Errorf("nested ignored by both: %v", err)
+	}
+	// A pattern that matches only folders decides for a folder that does
+	// not exist yet, not for a file of that name.
+	write(t, filepath.Join(repo, ".gitignore"), "reviews/\nvendor/\nround-only/\n")
+	if err := CheckFolder(filepath.Join(repo, "sub", "round-only")); err != nil {
+		t.Errorf("folder pattern: %v", err)
+	}
+	if err := Check(filepath.Join(repo, "sub", "round-only")); err == nil {
+		t.Errorf("a file is not matched by a folder pattern")
+	}
+	if err := Check(filepath.Join(repo, "reviews", "gate.json")); err != nil {
+		t.Errorf("file in an ignored folder: %v", err)
 	}
 }
 
