@@ -79,15 +79,16 @@ func parseTree(commit string, out []byte) (*Tree, error) {
 		}
 		// <mode> SP <type> SP <object> TAB <path>
 		tab := bytes.IndexByte(rec, '\t')
-		if tab < 0 {
-			return nil, fmt.Errorf("git ls-tree %s: unreadable entry %q", commit, rec)
+		sp1 := bytes.IndexByte(rec, ' ')
+		sp2 := -1
+		if sp1 >= 0 {
+			sp2 = bytes.LastIndexByte(rec[:max(tab, 0)], ' ')
 		}
-		meta := strings.Fields(string(rec[:tab]))
-		if len(meta) != 3 {
+		if tab < 0 || sp1 < 0 || sp2 <= sp1 {
 			return nil, fmt.Errorf("git ls-tree %s: unreadable entry %q", commit, rec)
 		}
 		var m Mode
-		switch meta[0] {
+		switch string(rec[:sp1]) {
 		case "100644":
 			m = Regular
 		case "100755":
@@ -100,10 +101,11 @@ func parseTree(commit string, out []byte) (*Tree, error) {
 			t.gitlinks[string(rec[tab+1:])] = struct{}{}
 			continue
 		default:
-			return nil, fmt.Errorf("git ls-tree %s: unknown mode %s", commit, meta[0])
+			return nil, fmt.Errorf("git ls-tree %s: unknown mode %s", commit, rec[:sp1])
 		}
+		id := string(rec[sp2+1 : tab])
 		p := string(rec[tab+1:])
-		t.blobs[p] = Blob{Mode: m, ID: meta[2]}
+		t.blobs[p] = Blob{Mode: m, ID: id}
 		for j := strings.LastIndexByte(p, '/'); j > 0; j = strings.LastIndexByte(p[:j], '/') {
 			if _, ok := t.dirs[p[:j]]; ok {
 				break // every folder above it is there already
