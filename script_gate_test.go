@@ -3,6 +3,8 @@ package spar_test
 // Custom testscript commands of the gate and capreport groups.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 
@@ -14,6 +16,16 @@ import (
 func init() {
 	scriptCmds["mkround"] = cmdMkround
 	scriptCmds["revs"] = cmdRevs
+	scriptCmds["sha256"] = cmdSHA256
+}
+
+// sha256 FILE NAME: sets NAME to the sha256 of FILE's bytes (lowercase hex).
+func cmdSHA256(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sha256 FILE NAME")
+	}
+	sum := sha256.Sum256([]byte(ts.ReadFile(args[0])))
+	ts.Setenv(args[1], hex.EncodeToString(sum[:]))
 }
 
 // revs DIR NAME=REV...: sets each NAME to the full commit ID that REV

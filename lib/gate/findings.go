@@ -141,14 +141,17 @@ func (s *seriesData) judge(start target) verdict {
 }
 
 // findings checks every defect and requirement-question of the series'
-// listed, published rounds, and counts every class.
+// listed, published rounds, and counts every class. Chains ending in fixed
+// are judged first, so that every fixed commit of the series is checked
+// against the gate's head in one batch; reasons keep the rounds' order.
 func (g *gate) findings(s *seriesData) {
-	type pending struct {
-		r      *roundData
-		f      *envelope.Finding
-		commit string
+	type item struct {
+		r *roundData
+		f *envelope.Finding
+		v verdict
 	}
-	var fixed []pending
+	var items []item
+	var commits []string
 	for _, l := range s.listed {
 		r := l.data
 		if l.dup || r == nil || r.state != published || r.rec.DryRun {
@@ -156,56 +159,57 @@ func (g *gate) findings(s *seriesData) {
 		}
 		for i := range r.finds.Findings {
 			f := &r.finds.Findings[i]
-			c := g.count(f.Class)
-			switch f.Class {
-			case "hardening", "note":
-				e := r.last[f.ID]
-				if e == nil {
-					c.Open++
-				} else {
-					c.Closed++
+			it := item{r: r, f: f}
+			if f.Class == "defect" || f.Class == "requirement-question" {
+				it.v = s.judge(target{r, f})
+				if it.v.commit != "" {
+					commits = append(commits, it.v.commit)
 				}
-				if f.Class == "hardening" && !f.LocationUnreadable && e != nil && e.Disposition == "deferred" && e.Auto {
-					g.rec.AutoDeferred++
-				}
-				continue
 			}
-			v := s.judge(target{r, f})
-			switch {
-			case !v.closed:
-				c.Open++
-				g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage))
-			case v.commit != "":
-				fixed = append(fixed, pending{r, f, v.commit})
-			default:
-				c.Closed++
-			}
+			items = append(items, it)
 		}
 	}
-	if len(fixed) == 0 {
-		return
+	var contained map[string]error
+	if len(commits) > 0 {
+		contained = Contains(s.repo, s.head, commits)
 	}
-	var commits []string
-	for _, p := range fixed {
-		commits = append(commits, p.commit)
-	}
-	contained := Contains(s.repo, s.head, commits)
-	for _, p := range fixed {
-		c := g.count(p.f.Class)
-		res := contained[p.commit]
+	for _, it := range items {
+		r, f, v := it.r, it.f, it.v
+		c := g.count(f.Class)
+		if f.Class == "hardening" || f.Class == "note" {
+			e := r.last[f.ID]
+			if e == nil {
+				c.Open++
+			} else {
+				c.Closed++
+			}
+			if f.Class == "hardening" && !f.LocationUnreadable && e != nil && e.Disposition == "deferred" && e.Auto {
+				g.rec.AutoDeferred++
+			}
+			continue
+		}
+		hint := triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
+		if !v.closed {
+			c.Open++
+			g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint)
+			continue
+		}
+		res := error(nil)
+		if v.commit != "" {
+			res = contained[v.commit]
+		}
 		if res == nil {
 			c.Closed++
 			continue
 		}
 		c.Open++
-		hint := triageHint(s.dirOf(p.r), p.f.ID, p.f.Class, p.r.rec.Stage)
 		if errors.Is(res, errNotAncestor) {
 			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head and review the new head (%s), or %s",
-				s.display, p.r.name, p.f.Class, p.f.ID, p.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"), hint)
+				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"), hint)
 			continue
 		}
 		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: %s",
-			s.display, p.r.name, p.f.Class, p.f.ID, p.commit, s.repo, res, hint)
+			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint)
 	}
 }
 
