@@ -1,6 +1,9 @@
 package glob
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestG24_Match(t *testing.T) {
 	cases := []struct {
@@ -58,7 +61,14 @@ func FuzzGlob(f *testing.F) {
 		}
 		// A compiled glob never panics and never reports a bad pattern later.
 		p.Match(name)
+		// G24: repository-relative only; the root is never a check path.
+		if strings.HasPrefix(g, "/") || strings.TrimSpace(g) == "" || p.Match("") {
+			t.Fatalf("compiled %q: absolute, empty, or matching the root", g)
+		}
 		for _, seg := range p.segs {
+			if seg == ".." {
+				t.Fatalf("compiled %q with a .. segment", g)
+			}
 			if seg == "**" {
 				continue
 			}
