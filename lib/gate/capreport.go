@@ -198,13 +198,21 @@ func (rep *CapReport) Markdown() string {
 	if len(rep.Growth) == 0 {
 		b.WriteString("None.\n")
 	} else {
-		b.WriteString("| round | from | to | check paths: files | added | deleted | other: files | added | deleted |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		b.WriteString("| round | from | check paths: files | added | deleted | other: files | added | deleted |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		prev := ""
 		for _, g := range rep.Growth {
+			// The first code round grows from its base, each later one from
+			// the previous code round's head (the JSON keeps the commits).
+			from := "its base"
+			if prev != "" {
+				from = "head of " + prev
+			}
+			prev = g.Round
 			if g.Error != "" {
-				fmt.Fprintf(&b, "| %s | %s | %s | not measured: %s |||||\n", cell(g.Round), short(g.From), short(g.To), cell(g.Error))
+				fmt.Fprintf(&b, "| %s | %s | not measured: %s ||||||\n", cell(g.Round), cell(from), cell(g.Error))
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", cell(g.Round), short(g.From), short(g.To),
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d |\n", cell(g.Round), cell(from),
 				g.CheckPaths.Files, g.CheckPaths.Added, g.CheckPaths.Deleted, g.Other.Files, g.Other.Added, g.Other.Deleted)
 		}
 	}
@@ -223,13 +231,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func short(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }
 
 // cell keeps a value on one Markdown table row.
