@@ -220,7 +220,7 @@ func BenchmarkClassifyIndexed(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("findings=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if fs, err := ix.Classify(items); err != nil || len(fs) != n {
+				if fs, err := ix.classify(items); err != nil || len(fs) != n {
 					b.Fatalf("%d findings, %v", len(fs), err)
 				}
 			}
@@ -255,12 +255,12 @@ func BenchmarkClassifyRatio(b *testing.B) {
 		}
 		t10 += time.Since(s)
 		s = time.Now()
-		if _, err := ix.Classify(i1); err != nil {
+		if _, err := ix.classify(i1); err != nil {
 			b.Fatal(err)
 		}
 		x1 += time.Since(s)
 		s = time.Now()
-		if _, err := ix.Classify(i10); err != nil {
+		if _, err := ix.classify(i10); err != nil {
 			b.Fatal(err)
 		}
 		x10 += time.Since(s)

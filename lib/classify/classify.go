@@ -56,18 +56,18 @@ func Classify(run *envelope.Run, results []envelope.Result) ([]envelope.Finding,
 	if err != nil {
 		return nil, err
 	}
-	return ix.Classify(items)
+	return ix.classify(items)
 }
 
-// Item is one reviewer finding ready to classify.
-type Item struct {
+// entry is one reviewer finding ready to classify.
+type entry struct {
 	Reviewer string
 	N        int // 1-based within the reviewer
 	item
 }
 
-func decode(results []envelope.Result) ([]Item, error) {
-	var out []Item
+func decode(results []envelope.Result) ([]entry, error) {
+	var out []entry
 	for ri, res := range results {
 		if res.Status != "completed" {
 			continue
@@ -98,15 +98,15 @@ func decode(results []envelope.Result) ([]Item, error) {
 					return nil, &InputError{w + "/" + e.key, fmt.Sprintf("%q is outside the enumeration (G5)", v)}
 				}
 			}
-			out = append(out, Item{Reviewer: res.Reviewer, N: fi + 1, item: it})
+			out = append(out, entry{Reviewer: res.Reviewer, N: fi + 1, item: it})
 		}
 	}
 	return out, nil
 }
 
-// Classify classifies items against the index. Head files named by
+// classify classifies items against the index. Head files named by
 // contract links are read with one git cat-file for all of them.
-func (ix *Index) Classify(items []Item) ([]envelope.Finding, error) {
+func (ix *Index) classify(items []entry) ([]envelope.Finding, error) {
 	locs := make([]Location, len(items))
 	targets := make([]linkTarget, len(items))
 	var ids []string
