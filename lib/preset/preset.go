@@ -1,0 +1,132 @@
+// Package preset holds the five reviewer presets of DESIGN.md §5 (G10, G12,
+// G14, G21): for each one, the argv it runs, how the reviewer's input is fed,
+// and how its output is read: which tools it used (G10), which model the
+// output states (G12), the error messages section 5 scans for refusals, and
+// the result. Parsing is tolerant of events it does not know (a newer CLI
+// adds some) and strict about the result: only the final result event of the
+// CLI's documented form is a result.
+package preset
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
+
+// Call is what one attempt of a reviewer needs to build its invocation.
+type Call struct {
+	Exe        string  // the resolved executable (G14)
+	Model      *string // this attempt's model (the fallback model on a second attempt)
+	Effort     *string // nil or "" is not passed (G21)
+	Input      envelope.Input
+	Argv       []string // command only: the configured argv
+	Prompt     string   // absolute path substituted for {prompt}
+	Workspace  string   // absolute <round>/workspace
+	SchemaPath string   // absolute <round>/schema.json
+	SchemaText string   // schema.json's text
+}
+
+// Invocation is the process one attempt runs.
+type Invocation struct {
+	Args  []string // Args[0] is the executable
+	Stdin *string  // nil: /dev/null
+}
+
+// Outcome is what a monitor read from the output once the process ended.
+type Outcome struct {
+	Result        *string  // the result text; nil when the output has none
+	ObservedModel *string  // G12: nil when the output states none
+	Tools         []string // G10: tools and item kinds seen, first appearance order
+	Errors        []string // error messages of the output (section 5 scans them)
+	Problem       string   // why Result is nil ("" when it is not)
+}
+
+// Monitor reads one attempt's stdout line by line while it runs.
+type Monitor interface {
+	// Line gets each stdout line (without its newline) as it arrives. A
+	// non-empty return is a tool_violation reason: the runner stops the
+	// reviewer at once.
+	Line(line []byte) (violation string)
+	// Finish returns what the output held once the process ended.
+	Finish() Outcome
+}
+
+// WholeStdout is a Monitor that takes the whole stdout (at most the
+// runner's cap) once the process ended, before Finish: command, whose
+// result is its stdout byte for byte.
+type WholeStdout interface {
+	Stdout(b []byte)
+}
+
+// Preset is one of claude, codex, agy, native, command.
+type Preset interface {
+	Name() string
+	// Isolation is the preset's grade (spar-config.en.md preset table).
+	Isolation() string
+	// Invoke builds the process of one attempt.
+	Invoke(c Call) Invocation
+	// VersionArgs are the arguments of the version check, nil for none.
+	VersionArgs() []string
+	NewMonitor() Monitor
+}
+
+// Get returns the preset of a name (G21's five).
+func Get(name string) (Preset, error) {
+	switch name {
+	case "claude":
+		return claude{}, nil
+	case "codex":
+		return codex{}, nil
+	case "agy":
+		return agy{}, nil
+	case "native":
+		return native{}, nil
+	case "command":
+		return command{}, nil
+	}
+	return nil, fmt.Errorf("unknown preset %q", name)
+}
+
+func set(p *string) bool { return p != nil && *p != "" }
+
+// tools keeps the distinct names in first-appearance order.
+type tools struct {
+	seen map[string]bool
+	list []string
+}
+
+func (t *tools) add(name string) {
+	if t.seen == nil {
+		t.seen = map[string]bool{}
+	}
+	if !t.seen[name] {
+		t.seen[name] = true
+		t.list = append(t.list, name)
+	}
+}
+
+func (t *tools) names() []string {
+	if t.list == nil {
+		return []string{}
+	}
+	return t.list
+}
+
+func str(s string) *string { return &s }
+
+// oneOf lists allowed names for a reason: "Read, Grep or Glob".
+func oneOf(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// firstLine is the first line of s, for a one-line reason.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

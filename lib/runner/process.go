@@ -1,0 +1,256 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jaekit/spar/lib/preset"
+)
+
+// OutputCap is the most of a reviewer's stdout, and of its stderr, that spar
+// keeps: past it the reviewer is stopped and fails (never unbounded memory
+// or disk).
+const OutputCap = 64 << 20
+
+// Grace is how long a process group has between SIGTERM and SIGKILL.
+var Grace = 3 * time.Second
+
+// sink is where one output stream goes: a file (the reviewer folder's stdout
+// and stderr) or memory (the version check), capped at limit bytes.
+type sink struct {
+	file  *os.File
+	mem   bytes.Buffer
+	limit int64
+	n     int64
+	over  bool
+}
+
+func (s *sink) write(p []byte) {
+	if s.over {
+		return
+	}
+	room := s.limit - s.n
+	if int64(len(p)) > room {
+		p = p[:room]
+		s.over = true
+	}
+	s.n += int64(len(p))
+	if s.file != nil {
+		s.file.Write(p)
+	} else {
+		s.mem.Write(p)
+	}
+}
+
+// procResult is how one process ended.
+type procResult struct {
+	started   bool
+	startErr  error
+	exitCode  *int
+	signal    string
+	timedOut  bool   // the deadline passed
+	violation string // the monitor stopped it (G10, G11)
+	overCap   string // "stdout" or "stderr" passed OutputCap
+}
+
+// runProcess runs inv in its own process group with cwd as its folder until
+// it exits or deadline passes. Every stdout line goes to mon (nil: none) as
+// it arrives. On the deadline, a violation or an output past its cap, the
+// whole group gets SIGTERM, then SIGKILL after Grace; after the leader exits
+// the group gets SIGKILL anyway, so that no grandchild outlives the reviewer.
+func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs *sink, mon preset.Monitor) procResult {
+	var res procResult
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		res.startErr = err
+		return res
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		res.startErr = err
+		return res
+	}
+	cmd := exec.Command(inv.Args[0], inv.Args[1:]...)
+	cmd.Dir = cwd
+	cmd.Stdout = outW
+	cmd.Stderr = errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stdinW *os.File
+	if inv.Stdin != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			res.startErr = err
+			return res
+		}
+		cmd.Stdin = r
+		stdinW = w
+		defer r.Close()
+	} else {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			res.startErr = err
+			return res
+		}
+		defer null.Close()
+		cmd.Stdin = null
+	}
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		if stdinW != nil {
+			stdinW.Close()
+		}
+		res.startErr = err
+		return res
+	}
+	res.started = true
+	pgid := cmd.Process.Pid
+	if stdinW != nil {
+		go func() {
+			// A reviewer that exits before reading its input is not an
+			// error here: its exit status says what happened.
+			io.WriteString(stdinW, *inv.Stdin)
+			stdinW.Close()
+		}()
+	}
+
+	stop := make(chan struct{}, 2)
+	var mu sync.Mutex
+	request := func(f func()) {
+		mu.Lock()
+		f()
+		mu.Unlock()
+		select {
+		case stop <- struct{}{}:
+		default:
+		}
+	}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() {
+		defer readers.Done()
+		pump(outR, out, mon, func(v string) { request(func() { res.violation = v }) }, func() { request(func() { res.overCap = "stdout" }) })
+	}()
+	go func() {
+		defer readers.Done()
+		pump(errR, errs, nil, nil, func() { request(func() { res.overCap = "stderr" }) })
+	}()
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		res.timedOut = true
+		waitErr = terminate(pgid, done)
+	case <-stop:
+		waitErr = terminate(pgid, done)
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	// The readers end when every writer of the pipes is gone. A grandchild
+	// that left the group could keep them open: do not wait for it.
+	finished := make(chan struct{})
+	go func() { readers.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(Grace):
+		outR.Close()
+		errR.Close()
+		<-finished
+	}
+	outR.Close()
+	errR.Close()
+
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) || waitErr == nil {
+		ps := cmd.ProcessState
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.signal = ws.Signal().String()
+		} else {
+			c := ps.ExitCode()
+			res.exitCode = &c
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return res
+}
+
+// terminate sends SIGTERM to the group, then SIGKILL after Grace, and
+// returns the leader's wait result.
+func terminate(pgid int, done chan error) error {
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(Grace):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+// pump copies r into s and hands each complete line to mon. violation is
+// called once when mon returns a reason; over once when s passes its cap.
+// It reads until EOF so that the writer never blocks on a full pipe.
+func pump(r io.Reader, s *sink, mon preset.Monitor, violation func(string), over func()) {
+	buf := make([]byte, 64<<10)
+	var line []byte
+	watching := mon != nil
+	feed := func(l []byte) {
+		if !watching {
+			return
+		}
+		if v := mon.Line(l); v != "" {
+			watching = false
+			violation(v)
+		}
+	}
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			wasOver := s.over
+			s.write(buf[:n])
+			if s.over && !wasOver {
+				over()
+			}
+			if !s.over && watching {
+				chunk := buf[:n]
+				for {
+					i := bytes.IndexByte(chunk, '\n')
+					if i < 0 {
+						line = append(line, chunk...)
+						break
+					}
+					if len(line) > 0 {
+						line = append(line, chunk[:i]...)
+						feed(line)
+						line = line[:0]
+					} else {
+						feed(chunk[:i])
+					}
+					chunk = chunk[i+1:]
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(line) > 0 && !s.over {
+		feed(line)
+	}
+}

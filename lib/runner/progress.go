@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Progress writes the progress lines of a round to stderr: one when each
+// reviewer starts and ends, and for long runs a periodic one
+// ("spar: codex running 4m10s") only when stderr is a terminal.
+type Progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	Every    time.Duration
+}
+
+// NewProgress writes to f; the periodic line only when f is a terminal.
+func NewProgress(f *os.File) *Progress {
+	term := false
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		term = true
+	}
+	return &Progress{w: f, terminal: term, Every: 30 * time.Second}
+}
+
+// Line prints "spar: " and the formatted text.
+func (p *Progress) Line(format string, args ...any) {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "spar: "+format+"\n", args...)
+}
+
+// Ticker prints "spar: NAME running 4m10s" every p.Every while the returned
+// stop function has not been called (terminal only).
+func (p *Progress) Ticker(name string, start time.Time) (stop func()) {
+	if p == nil || !p.terminal || p.Every <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	t := time.NewTicker(p.Every)
+	go func() {
+		for {
+			select {
+			case <-done:
+				t.Stop()
+				return
+			case <-t.C:
+				p.Line("%s running %s", name, Elapsed(time.Since(start)))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// Elapsed formats a duration as 4m10s or 12s.
+func Elapsed(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	if s < 3600 {
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm%02ds", s/3600, (s/60)%60, s%60)
+}

@@ -1,0 +1,50 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Resolve finds the executable of a reviewer (G14). A value containing / is
+// that path: missing is unavailable; existing but not a regular file or
+// without execute permission is failed. A name without / is an executable
+// regular file on PATH; when there is none (even if only files without
+// execute permission exist) it is unavailable. status is "" when found.
+func Resolve(name, pathEnv string) (exe, status, reason string) {
+	if strings.Contains(name, "/") {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return "", "failed", fmt.Sprintf("executable %q: %v", name, err)
+		}
+		fi, err := os.Stat(abs)
+		switch {
+		case os.IsNotExist(err):
+			return "", "unavailable", fmt.Sprintf("executable %q does not exist", name)
+		case err != nil:
+			return "", "failed", fmt.Sprintf("executable %q: %v", name, err)
+		case !fi.Mode().IsRegular():
+			return "", "failed", fmt.Sprintf("executable %q is not a regular file", name)
+		case fi.Mode().Perm()&0o111 == 0:
+			return "", "failed", fmt.Sprintf("executable %q has no execute permission", name)
+		}
+		return abs, "", ""
+	}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		return abs, "", ""
+	}
+	return "", "unavailable", fmt.Sprintf("no executable %q on PATH", name)
+}

@@ -1,0 +1,311 @@
+// Package runner runs the reviewers of a round (DESIGN.md §5, G13, G14,
+// G19): each attempt resolves the executable, checks its version and runs
+// it in its own process group in the round's workspace, watched by its
+// preset's monitor and bounded by the reviewer's time limit, with stdout and
+// stderr kept (capped) in <round>/<reviewer>/. A quota or rate-limit refusal
+// runs once more with the fallback model; an authentication refusal never
+// does. All reviewers of a round run at once (RunAll).
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/preset"
+)
+
+// VersionLimit is the most the version check may take (G19).
+const VersionLimit = 30 * time.Second
+
+// Statuses a reviewer run ends with (DESIGN.md §5).
+const (
+	Completed     = "completed"
+	Failed        = "failed"
+	Unavailable   = "unavailable"
+	TimedOut      = "timed_out"
+	ToolViolation = "tool_violation"
+	Pending       = "pending"
+	NotRun        = "not_run"
+)
+
+// Reviewer is one reviewer of the round to run.
+type Reviewer struct {
+	Config     envelope.Reviewer
+	Input      envelope.Input
+	Dir        string // <round>/<reviewer>: stdout, stderr, result.json
+	Workspace  string // <round>/workspace: the reviewer's folder
+	Prompt     string // absolute path of the input file ({prompt})
+	SchemaPath string // <round>/schema.json
+	SchemaText string
+	PathEnv    string // PATH for G14
+}
+
+// New returns the run record of a reviewer before anything ran.
+func New(cfg envelope.Reviewer) envelope.ReviewerRun {
+	return envelope.ReviewerRun{
+		Reviewer:       cfg.Name,
+		Preset:         cfg.Preset,
+		Model:          cfg.Model,
+		Effort:         cfg.Effort,
+		TimeoutSeconds: cfg.TimeoutSeconds,
+		Attempts:       []envelope.Attempt{},
+		Warnings:       []envelope.Warning{},
+		Tools:          []string{},
+	}
+}
+
+// RunAll runs every reviewer at once and returns their records in the
+// given order: the round takes as long as its slowest reviewer.
+func RunAll(rs []Reviewer, prog *Progress) []envelope.ReviewerRun {
+	out := make([]envelope.ReviewerRun, len(rs))
+	var wg sync.WaitGroup
+	for i := range rs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			out[i] = Run(rs[i], prog)
+		}(i)
+	}
+	wg.Wait()
+	return out
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339) }
+
+// Run runs one reviewer: one attempt, and one more with the fallback model
+// after a quota or rate-limit refusal when fallback_model is set and differs
+// from the model (same effort).
+func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
+	run := New(r.Config)
+	p, err := preset.Get(r.Config.Preset)
+	if err != nil {
+		run.Status, run.Reason = Failed, err.Error()
+		return run
+	}
+	if r.Config.Preset == "native" {
+		run.Status = Pending
+		run.Reason = "waiting for the host's subagent: spar record with --transcript or --result"
+		prog.Line("%s pending: %s", r.Config.Name, filepath.Join(r.Dir, "prompt.md"))
+		return run
+	}
+	models := []*string{r.Config.Model}
+	start := time.Now()
+	prog.Line("%s started (%s%s)", r.Config.Name, r.Config.Preset, modelNote(r.Config.Model))
+	stopTicker := prog.Ticker(r.Config.Name, start)
+	defer stopTicker()
+	seenTools := map[string]bool{}
+	for i := 0; i < len(models); i++ {
+		if i > 0 {
+			// Keep the earlier attempt's output beside the new one.
+			for _, f := range []string{"stdout", "stderr"} {
+				os.Rename(filepath.Join(r.Dir, f), filepath.Join(r.Dir, fmt.Sprintf("attempt-%d.%s", i, f)))
+			}
+		}
+		a := attempt(r, p, models[i])
+		run.Attempts = append(run.Attempts, a.rec)
+		if a.version != "" {
+			run.Version = a.version
+		}
+		for _, t := range a.tools {
+			if !seenTools[t] {
+				seenTools[t] = true
+				run.Tools = append(run.Tools, t)
+			}
+		}
+		if a.rec.Resets != nil {
+			run.Resets = a.rec.Resets
+		}
+		run.Status, run.Reason = a.rec.Status, a.rec.Reason
+		run.ObservedModel = a.rec.ObservedModel
+		run.Result = a.result
+		fb := r.Config.FallbackModel
+		if i == 0 && a.refusal == quotaKind && fb != nil && *fb != "" && (models[0] == nil || *fb != *models[0]) {
+			prog.Line("%s refused for quota or rate limit; running again with the fallback model %s", r.Config.Name, *fb)
+			models = append(models, fb)
+		}
+	}
+	if run.Result != nil {
+		if err := atomic.WriteFile(filepath.Join(r.Dir, "result.json"), []byte(*run.Result), 0o644); err != nil {
+			run.Status, run.Reason, run.Result = Failed, "writing result.json: "+err.Error(), nil
+		}
+	}
+	prog.Line("%s %s after %s%s", r.Config.Name, run.Status, Elapsed(time.Since(start)), reasonNote(run.Reason))
+	return run
+}
+
+func modelNote(m *string) string {
+	if m == nil || *m == "" {
+		return ""
+	}
+	return ", model " + *m
+}
+
+func reasonNote(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ": " + r
+}
+
+type attemptResult struct {
+	rec     envelope.Attempt
+	version string
+	tools   []string
+	result  *string
+	refusal string
+}
+
+func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
+	started := time.Now()
+	deadline := started.Add(time.Duration(r.Config.TimeoutSeconds) * time.Second)
+	a := attemptResult{rec: envelope.Attempt{Model: model, Effort: r.Config.Effort, StartedAt: now()}}
+	finish := func(status, reason string) attemptResult {
+		a.rec.Status, a.rec.Reason, a.rec.FinishedAt = status, reason, now()
+		return a
+	}
+	limitMsg := fmt.Sprintf("no result within the time limit of %d s", r.Config.TimeoutSeconds)
+
+	// G14: the executable.
+	name := p.Name()
+	var argv []string
+	if p.Name() == "command" {
+		argv = preset.Substitute(r.Config.Argv, r.Prompt, r.Workspace, r.SchemaPath)
+		name = argv[0]
+	} else if r.Config.Binary != nil && *r.Config.Binary != "" {
+		name = *r.Config.Binary
+	}
+	exe, status, reason := Resolve(name, r.PathEnv)
+	if status != "" {
+		return finish(status, reason)
+	}
+
+	// G19: the version check, within the attempt's limit and at most 30 s.
+	if va := p.VersionArgs(); va != nil {
+		vdead := started.Add(VersionLimit)
+		if deadline.Before(vdead) {
+			vdead = deadline
+		}
+		out := &sink{limit: 64 << 10}
+		errs := &sink{limit: 64 << 10}
+		res := runProcess(preset.Invocation{Args: append([]string{exe}, va...)}, r.Workspace, vdead, out, errs, nil)
+		vcmd := filepath.Base(exe) + " " + strings.Join(va, " ")
+		switch {
+		case !res.started:
+			return finish(Failed, fmt.Sprintf("version check %s: %v", vcmd, res.startErr))
+		case res.timedOut && !vdead.Before(deadline):
+			return finish(TimedOut, limitMsg+" (the version check did not finish)")
+		case res.timedOut:
+			return finish(Failed, fmt.Sprintf("version check %s did not finish within %d s", vcmd, int(VersionLimit/time.Second)))
+		case res.signal != "":
+			return finish(Failed, fmt.Sprintf("version check %s was killed by %s", vcmd, res.signal))
+		case *res.exitCode != 0:
+			return finish(Failed, fmt.Sprintf("version check %s exited with status %d%s", vcmd, *res.exitCode, lastLineNote(errs.mem.String())))
+		}
+		a.version = firstNonEmptyLine(out.mem.String())
+		if a.version == "" {
+			a.version = firstNonEmptyLine(errs.mem.String())
+		}
+	}
+
+	// The run.
+	inv := p.Invoke(preset.Call{
+		Exe: exe, Model: model, Effort: r.Config.Effort, Input: r.Input, Argv: argv,
+		Prompt: r.Prompt, Workspace: r.Workspace, SchemaPath: r.SchemaPath, SchemaText: r.SchemaText,
+	})
+	stdoutF, err := os.OpenFile(filepath.Join(r.Dir, "stdout"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return finish(Failed, "stdout file: "+err.Error())
+	}
+	defer stdoutF.Close()
+	stderrF, err := os.OpenFile(filepath.Join(r.Dir, "stderr"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return finish(Failed, "stderr file: "+err.Error())
+	}
+	defer stderrF.Close()
+	out := &sink{file: stdoutF, limit: OutputCap}
+	errs := &sink{file: stderrF, limit: OutputCap}
+	mon := p.NewMonitor()
+	res := runProcess(inv, r.Workspace, deadline, out, errs, mon)
+	a.rec.ExitCode = res.exitCode
+	if !res.started {
+		return finish(Failed, fmt.Sprintf("could not start %s: %v", exe, res.startErr))
+	}
+	if w, ok := mon.(preset.WholeStdout); ok && res.overCap == "" {
+		b, err := os.ReadFile(filepath.Join(r.Dir, "stdout"))
+		if err != nil {
+			return finish(Failed, "reading stdout: "+err.Error())
+		}
+		w.Stdout(b)
+	}
+	oc := mon.Finish()
+	a.tools = oc.Tools
+	a.rec.ObservedModel = oc.ObservedModel
+	switch {
+	case res.violation != "":
+		return finish(ToolViolation, res.violation)
+	case res.timedOut:
+		return finish(TimedOut, limitMsg)
+	case res.overCap != "":
+		return finish(Failed, fmt.Sprintf("%s passed the %d MiB cap; the reviewer was stopped", res.overCap, OutputCap>>20))
+	case res.exitCode != nil && *res.exitCode == 0 && oc.Result != nil:
+		a.result = oc.Result
+		return finish(Completed, "")
+	}
+	// No result: a refusal of section 5 in stderr or in the output's error
+	// messages decides (G13); anything else is recorded by its exit status.
+	stderrText, _ := os.ReadFile(filepath.Join(r.Dir, "stderr"))
+	texts := append([]string{string(stderrText)}, oc.Errors...)
+	ref, resets := findRefusal(texts)
+	a.rec.Resets = resets
+	if ref != nil {
+		a.refusal = ref.kind
+		return finish(Unavailable, ref.reason())
+	}
+	switch {
+	case res.signal != "":
+		return finish(Failed, "killed by "+res.signal)
+	case *res.exitCode != 0:
+		// What the reviewer said last explains the exit best: its stderr,
+		// else the output's last error message, else what the output lacks.
+		why := lastLine(string(stderrText))
+		if why == "" && len(oc.Errors) > 0 {
+			why = lastLine(oc.Errors[len(oc.Errors)-1])
+		}
+		if why == "" {
+			why = oc.Problem
+		}
+		return finish(Failed, fmt.Sprintf("exited with status %d%s", *res.exitCode, reasonNote(why)))
+	}
+	return finish(Failed, oc.Problem)
+}
+
+func firstNonEmptyLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func lastLine(s string) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	l := strings.TrimSpace(ls[len(ls)-1])
+	if len(l) > 300 {
+		l = l[:300] + "…"
+	}
+	return l
+}
+
+func lastLineNote(s string) string {
+	if l := lastLine(s); l != "" {
+		return ": " + l
+	}
+	return ""
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/lock"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/runner"
+	"github.com/jaekit/spar/lib/series"
+	"github.com/jaekit/spar/lib/workspace"
+)
+
+//go:embed envelope.schema.json
+var envelopeSchema []byte
+
+// input is what spar-exec reads from the envelope.
+type input struct {
+	cfg    envelope.Config
+	run    envelope.Run
+	packet envelope.Packet
+	inputs map[string]envelope.Input
+}
+
+func run(stdin io.Reader, stdout, stderr *os.File) error {
+	env, err := pipe.Read("exec", stdin, envelopeSchema)
+	if err != nil {
+		return err
+	}
+	var in input
+	for _, kv := range []struct {
+		key string
+		v   any
+	}{{"config", &in.cfg}, {"run", &in.run}, {"packet", &in.packet}} {
+		if err := env.Get(kv.key, kv.v); err != nil {
+			return exitcode.New(exitcode.Config, "spar-exec: stdin: "+err.Error())
+		}
+	}
+	in.inputs = map[string]envelope.Input{}
+	for _, i := range in.packet.Inputs {
+		in.inputs[i.Reviewer] = i
+	}
+	for i, r := range in.cfg.Reviewers {
+		if _, ok := in.inputs[r.Name]; !ok && r.Preset != "native" && r.Preset != "command" {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("spar-exec: stdin: /packet/inputs: no input for reviewer %q", r.Name))
+		}
+		if r.Preset == "command" && len(r.Argv) == 0 {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("spar-exec: stdin: /config/reviewers/%d/argv: command without argv", i))
+		}
+	}
+	if !filepath.IsAbs(in.run.Out) || !filepath.IsAbs(in.run.Series) {
+		return exitcode.New(exitcode.Config, "spar-exec: stdin: /run: out and series must be absolute paths")
+	}
+
+	// Step 1: the cap decision under the series lock (G33). A series that
+	// does not exist yet has no rounds: decide first, so that a refusal
+	// writes nothing, not even the series folder.
+	decide := func() (series.Decision, error) {
+		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps)
+		if err != nil {
+			return d, exitcode.New(exitcode.Config, "spar-exec: "+err.Error())
+		}
+		if d.Refusal != "" {
+			return d, exitcode.New(exitcode.Config, "spar-exec: refused: "+d.Refusal)
+		}
+		return d, nil
+	}
+	if _, err := os.Stat(in.run.Series); errors.Is(err, os.ErrNotExist) {
+		if _, err := decide(); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(in.run.Series, 0o755); err != nil {
+			return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		}
+	}
+	lk, err := lock.Series(in.run.Series, stderr)
+	if err != nil {
+		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+	}
+	defer lk.Release()
+	// After taking the lock, read the records again (G33).
+	dec, err := decide()
+	if err != nil {
+		return err
+	}
+
+	// Step 2: the round folder.
+	if err := os.Mkdir(in.run.Out, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("spar-exec: refused: the round folder %q already exists", in.run.Out))
+		}
+		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+	}
+	started := time.Now().UTC().Format(time.RFC3339)
+	rd := &roundDir{in: &in, dir: in.run.Out, started: started, dec: dec}
+	if err := rd.writeInputs(); err != nil {
+		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+	}
+	runs := make([]envelope.ReviewerRun, len(in.cfg.Reviewers))
+	for i, r := range in.cfg.Reviewers {
+		runs[i] = runner.New(r)
+		runs[i].Status, runs[i].Reason = runner.Pending, "not started yet"
+		if in.run.DryRun {
+			runs[i].Status, runs[i].Reason = runner.NotRun, "dry run"
+		} else if earlier, ok := dec.Completed[r.Name]; ok {
+			runs[i].Status = runner.NotRun
+			runs[i].Reason = fmt.Sprintf("completed in round %s of the series (same input)", earlier)
+		}
+	}
+	if err := rd.writeRecord(runs); err != nil {
+		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+	}
+
+	if !in.run.DryRun {
+		// Step 3: the workspace.
+		ws := filepath.Join(in.run.Out, round.WorkspaceDir)
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		}
+		if err := workspace.Materialize(in.run.Repo, in.run.Head, in.run.Base, ws); err != nil {
+			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
+		}
+		// Step 4: every reviewer at once.
+		var todo []runner.Reviewer
+		var idx []int
+		for i, r := range in.cfg.Reviewers {
+			if runs[i].Status == runner.NotRun {
+				continue
+			}
+			todo = append(todo, rd.reviewer(r, ws))
+			idx = append(idx, i)
+		}
+		done := runner.RunAll(todo, runner.NewProgress(stderr))
+		for j, i := range idx {
+			runs[i] = done[j]
+		}
+		if err := rd.writeRecord(runs); err != nil {
+			return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		}
+	}
+
+	// Step 5: the envelope.
+	if err := env.Set("round", envelope.Round{
+		Dir: in.run.Out, Series: in.run.Series, Name: in.run.Name,
+		StartedAt: started, DryRun: in.run.DryRun, Cap: dec.Cap,
+	}); err != nil {
+		return err
+	}
+	if err := env.Set("runs", runs); err != nil {
+		return err
+	}
+	if err := env.Write(stdout); err != nil {
+		return exitcode.New(exitcode.IO, "spar-exec: stdout: "+err.Error())
+	}
+	return nil
+}
+
+// roundDir writes the files of the round folder.
+type roundDir struct {
+	in      *input
+	dir     string
+	started string
+	dec     series.Decision
+}
+
+func (rd *roundDir) write(rel, text string) error {
+	return atomic.WriteFile(filepath.Join(rd.dir, rel), []byte(text), 0o644)
+}
+
+// writeInputs writes packet.md, schema.json and each reviewer's input files
+// into <round>/<reviewer>/ (native: prompt.md).
+func (rd *roundDir) writeInputs() error {
+	if err := rd.write(round.PacketFile, rd.in.packet.Markdown); err != nil {
+		return err
+	}
+	if err := rd.write(round.SchemaFile, rd.in.packet.Schema); err != nil {
+		return err
+	}
+	for _, r := range rd.in.cfg.Reviewers {
+		if err := os.Mkdir(filepath.Join(rd.dir, r.Name), 0o755); err != nil {
+			return err
+		}
+		in := rd.in.inputs[r.Name]
+		hasPrompt := false
+		for _, f := range in.Files {
+			if f.Name == "prompt.md" {
+				hasPrompt = true
+			}
+			if err := rd.write(filepath.Join(r.Name, f.Name), f.Text); err != nil {
+				return err
+			}
+		}
+		if r.Preset == "native" && !hasPrompt {
+			if err := rd.write(filepath.Join(r.Name, "prompt.md"), in.Text); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
+	in := rd.in.inputs[r.Name]
+	prompt := in.PromptFile
+	if prompt == "" {
+		prompt = round.PacketFile
+	}
+	return runner.Reviewer{
+		Config:     r,
+		Input:      in,
+		Dir:        filepath.Join(rd.dir, r.Name),
+		Workspace:  ws,
+		Prompt:     filepath.Join(rd.dir, filepath.FromSlash(prompt)),
+		SchemaPath: filepath.Join(rd.dir, round.SchemaFile),
+		SchemaText: rd.in.packet.Schema,
+		PathEnv:    os.Getenv("PATH"),
+	}
+}
+
+// writeRecord writes round.json without finished_at (DESIGN.md §4): the
+// round is not published until spar-record rewrites it.
+func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
+	in := rd.in
+	rec := round.Record{
+		Schema: round.Schema, Name: in.run.Name, Series: in.run.Series, Repo: in.run.Repo,
+		Stage: in.run.Stage, Base: in.run.Base, Head: in.run.Head, DryRun: in.run.DryRun,
+		StartedAt: rd.started, PacketSHA256: in.packet.SHA256, SchemaSHA256: round.SHA256([]byte(in.packet.Schema)),
+		Cap: rd.dec.Cap, Config: in.cfg, CheckPaths: nonNil(in.run.CheckPaths), Documents: in.run.Documents,
+		Links:          round.Links{Rules: []round.RuleLink{}, CriteriaIDs: nonNil(in.run.CriteriaIDs)},
+		CriteriaDigest: in.run.CriteriaDigest, Decisions: in.run.Decisions, Standpoints: in.run.Standpoints,
+		StandpointsUncovered: []string{}, Changes: in.run.Changes,
+	}
+	if rec.Standpoints == nil {
+		rec.Standpoints = []envelope.Standpoint{}
+	}
+	if rec.Documents == nil {
+		rec.Documents = []envelope.Document{}
+	}
+	if rec.Decisions == nil {
+		rec.Decisions = []envelope.Decision{}
+	}
+	if rec.Changes == nil {
+		rec.Changes = []envelope.Change{}
+	}
+	for _, d := range in.run.Documents {
+		if d.Role == "rule" {
+			rec.Links.Rules = append(rec.Links.Rules, round.RuleLink{Names: []string{d.Name, d.Path}, FileName: d.FileName, Lines: d.LineCount})
+		}
+	}
+	stand := map[string]string{}
+	for _, s := range in.run.Standpoints {
+		stand[s.Reviewer] = s.Text
+	}
+	for i, r := range in.cfg.Reviewers {
+		run := runs[i]
+		rv := round.Reviewer{
+			Name: r.Name, Preset: r.Preset, Isolation: r.Isolation, Required: r.Required,
+			Status: run.Status, Reason: run.Reason, Model: r.Model, FallbackModel: r.FallbackModel,
+			Effort: r.Effort, ObservedModel: run.ObservedModel, Version: run.Version,
+			TimeoutSeconds: r.TimeoutSeconds, Attempts: run.Attempts, Resets: run.Resets, Warnings: run.Warnings,
+		}
+		if t, ok := stand[r.Name]; ok {
+			rv.Standpoint = &t
+			if run.Status != runner.Completed {
+				rec.StandpointsUncovered = append(rec.StandpointsUncovered, r.Name)
+			}
+		}
+		if earlier, ok := rd.dec.Completed[r.Name]; ok && !in.run.DryRun {
+			rv.CompletedIn = &earlier
+		}
+		rec.Reviewers = append(rec.Reviewers, rv)
+	}
+	return round.WriteJSON(filepath.Join(rd.dir, round.RoundFile), rec)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

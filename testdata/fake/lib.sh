@@ -1,0 +1,92 @@
+# Shared by the fake reviewer CLIs (claude, codex, agy) of spar's tests.
+# They print event streams in each CLI's format; the scenario comes from
+# FAKE_<CLI> (FAKE_CLAUDE, FAKE_CODEX, FAKE_AGY), else FAKE_SCENARIO, else
+# "completed":
+#
+#   completed  a result with one finding          invalid   a result that is not a valid result
+#   exit       exits 3 with a message on stderr   ratelimit quota refusal unless the model is
+#   auth       authentication refusal                       $FAKE_OK_MODEL (default fallback-model)
+#   tool       uses a forbidden tool              shell     (agy) a shell line that breaks G11
+#   hang       starts a grandchild and sleeps     stubborn  like hang, ignoring SIGTERM
+#   nomodel    completed, no model stated         huge      70 MB on stdout
+#   badversion --version exits 2
+#
+# FAKE_SLEEP=N sleeps N seconds before printing; FAKE_HEAD is reviewed_head
+# (default 0000000); FAKE_RESULT_FILE replaces the result; FAKE_LOG, when
+# set, gets one line per argument and then the stdin text; FAKE_PIDFILE
+# gets the grandchild's process ID (hang, stubborn).
+
+fake_init() {
+	cli=$1
+	shift
+	eval "scenario=\${FAKE_$(printf %s "$cli" | tr a-z A-Z):-\${FAKE_SCENARIO:-completed}}"
+	if [ "${1:-}" = "--version" ]; then
+		[ "$scenario" = badversion ] && { echo "$cli: cannot read its own version" >&2; exit 2; }
+		case $cli in
+		claude) echo "2.1.3 (Claude Code)" ;;
+		codex) echo "codex-cli 0.60.1" ;;
+		agy) echo "agy 1.4.0" ;;
+		esac
+		exit 0
+	fi
+	model=
+	prev=
+	for a in "$@"; do
+		case $prev in --model|-m) model=$a ;; esac
+		prev=$a
+	done
+	if [ -n "${FAKE_LOG:-}" ]; then
+		for a in "$@"; do printf '%s\n' "$a"; done >>"$FAKE_LOG"
+	fi
+	if [ "$cli" != agy ]; then
+		if [ -n "${FAKE_LOG:-}" ]; then
+			printf 'stdin:\n' >>"$FAKE_LOG"
+			cat >>"$FAKE_LOG"
+		else
+			cat >/dev/null
+		fi
+	fi
+	if [ "$scenario" = ratelimit ]; then
+		if [ "$model" = "${FAKE_OK_MODEL:-fallback-model}" ]; then scenario=completed; fi
+	fi
+	[ -n "${FAKE_SLEEP:-}" ] && sleep "$FAKE_SLEEP"
+	case $scenario in
+	hang|stubborn)
+		[ "$scenario" = stubborn ] && trap '' TERM
+		sleep 300 &
+		[ -n "${FAKE_PIDFILE:-}" ] && echo $! >"$FAKE_PIDFILE"
+		sleep 300
+		exit 0
+		;;
+	huge)
+		yes '{"type":"noise","text":"0123456789012345678901234567890123456789"}' | head -c 70000000
+		exit 0
+		;;
+	esac
+	result=$(fake_result)
+}
+
+# fake_result prints the result object on one line.
+fake_result() {
+	if [ -n "${FAKE_RESULT_FILE:-}" ]; then
+		tr -d '\n' <"$FAKE_RESULT_FILE"
+		return
+	fi
+	if [ "$scenario" = invalid ]; then
+		printf '{"reviewed_head":"%s","verdict":"maybe","findings":"none"}' "${FAKE_HEAD:-0000000}"
+		return
+	fi
+	printf '{"reviewed_head":"%s","verdict":"blocking_findings",' "${FAKE_HEAD:-0000000}"
+	printf '"angles_checked":[{"angle":"requirement-counterexample","result":"checked"},{"angle":"side-effects","result":"checked"},{"angle":"design","result":"checked"},{"angle":"premises","result":"checked"},{"angle":"check-validity","result":"checked"}],"angles_unchecked":[],'
+	printf '"findings":[{"id":"1","proposed_class":"defect","angle":"side-effects","location":"head/app/main.go:3","claim":"greet drops the name","failure_scenario":"greet(\\"x\\") returns \\"hello\\"","evidence":"line 3","link_kind":"none","link":"","introduced_by_change":"yes","regression":"yes","check_impact":"none","confidence":"high"}],'
+	printf '"limits":""}'
+}
+
+# json_string prints $1 as a JSON string.
+json_string() {
+	printf '"%s"' "$(printf %s "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+}
+
+# say prints its arguments and a newline, backslashes untouched (dash's echo
+# would read them as escapes).
+say() { printf '%s\n' "$*"; }
