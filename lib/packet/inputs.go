@@ -9,10 +9,11 @@ import (
 	"github.com/jaekit/spar/lib/standpoint"
 )
 
-// AgyArgLimit is the largest packet (bytes of packet.md) that agy receives
-// inside its -p argument. Linux refuses a single argument over 128 KiB
-// (MAX_ARG_STRLEN); 96 KiB leaves room for the command note and the
-// instruction. A larger packet goes to <round>/agy/PACKET.md and -p names it.
+// AgyArgLimit is the largest -p text (command note, instructions and the
+// packet, in bytes) that agy receives with the packet inside it. Linux
+// refuses a single argument over 128 KiB (MAX_ARG_STRLEN); 96 KiB leaves a
+// margin. Over it the packet goes to <round>/<reviewer>/PACKET.md and -p
+// names that file instead.
 const AgyArgLimit = 96 * 1024
 
 // File names written into <round>/<reviewer>/.
@@ -60,14 +61,15 @@ func Inputs(run *envelope.Run, reviewers []envelope.Reviewer, md string) []envel
 		case "claude", "codex":
 			in.Text = Instruction + own + "\n" + md
 		case "agy":
-			if len(md) > AgyArgLimit {
+			inline := AgyNote + "\n" + Instruction + own + "\n" + md
+			if len(inline) > AgyArgLimit {
 				rel := r.Name + "/" + AgyPacketFile
 				in.PromptFile = rel
 				in.Text = AgyNote + "\n" + Instruction + own + "\n" +
 					fmt.Sprintf("The packet is too large for this argument. Read it from the file `%s` before you review; it is the whole packet.\n", filepath.Join(run.Out, r.Name, AgyPacketFile))
 				in.Files = append(in.Files, envelope.NamedText{Name: AgyPacketFile, Text: md})
 			} else {
-				in.Text = AgyNote + "\n" + Instruction + own + "\n" + md
+				in.Text = inline
 			}
 		case "native":
 			in.Text = NativePrompt(run) + own

@@ -136,8 +136,14 @@ func writeSubject(b *strings.Builder, run *envelope.Run) {
 func writeAngles(b *strings.Builder, angles []string) {
 	b.WriteString("## Angles\n\n")
 	b.WriteString("Attack the change from each of these angles. Report every one of them in `angles_checked` (what you found) or `angles_unchecked` (why you could not check it).\n\n")
-	for _, a := range angles {
-		fmt.Fprintf(b, "- `%s`: %s\n", a, AngleSentence(a))
+	// G22: the applied angles in the fixed order, whatever order they came in.
+	for _, a := range Angles {
+		for _, applied := range angles {
+			if a == applied {
+				fmt.Fprintf(b, "- `%s`: %s\n", a, AngleSentence(a))
+				break
+			}
+		}
 	}
 	b.WriteString("\n")
 }
