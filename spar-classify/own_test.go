@@ -6,8 +6,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jaekit/spar/lib/envelope"
 )
 
 var ownRepo = repoSpec{
@@ -355,5 +359,40 @@ func TestEnvelopeFaults(t *testing.T) {
 	}
 	if _, stderr, code := runBin(good, "--bogus"); code != 64 || !strings.HasPrefix(stderr, "spar-classify: unknown argument") {
 		t.Errorf("--bogus: exit %d %q", code, stderr)
+	}
+}
+
+// G23/G26: a project rule reached through a symbolic link inside the
+// repository keeps the path the configuration wrote as its name; links and
+// locations find it by that name, its real path, or its file name.
+func TestG8_SymlinkedRule(t *testing.T) {
+	r := buildRepo(t, ownRepo)
+	real := filepath.Join(r.dir, "rules", "real.md")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("r1\nr2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.md", filepath.Join(r.dir, "rules", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	rp, _ := filepath.EvalSymlinks(real)
+	r.docs = append(r.docs, envelope.Document{Role: "rule", Origin: "config", Name: "rules/link.md", Path: rp,
+		FileName: "real.md", LineCount: 2, Lines: []string{"r1", "r2", ""}})
+	fs := []finding{
+		newFinding(0, "head/", map[string]string{"link_kind": "rule", "link": "rules/link.md:2"}),
+		newFinding(1, "head/", map[string]string{"link_kind": "rule", "link": "real.md:1"}),
+		newFinding(2, "head/", map[string]string{"link_kind": "rule", "link": rp + ":1-2"}),
+		newFinding(3, "rules/link.md:1", nil),
+	}
+	got := classifyBin(t, envelopeFor(r, []string{"rules/**"}, nil, map[string][]finding{"r": fs}, []string{"r"}))
+	for i := 0; i < 3; i++ {
+		if got[i].LinkKind != "rule" || got[i].LinkFragment == nil || got[i].LinkFragment.Document != "rules/link.md" {
+			t.Errorf("link %q: %s %+v (%s)", got[i].ClaimedLink, got[i].LinkKind, got[i].LinkFragment, got[i].ClassReason)
+		}
+	}
+	if g := got[3]; g.LocationUnreadable || g.Path != "rules/link.md" || !g.InCheckPaths {
+		t.Errorf("location rules/link.md:1: %+v", g)
 	}
 }

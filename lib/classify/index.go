@@ -87,8 +87,9 @@ func NewIndex(run *envelope.Run) (*Index, error) {
 			return nil, &InputError{where + "/lines", fmt.Sprintf("%d lines for line_count %d", len(d.Lines), d.LineCount)}
 		}
 		// G26: the name is the repository path inside the repository and
-		// the file name outside it.
-		dd := doc{d, d.Path == filepath.Join(realRepo, filepath.FromSlash(d.Name))}
+		// the file name outside it. (A project rule reached through a
+		// symbolic link keeps the path the configuration wrote as its name.)
+		dd := doc{d, under(realRepo, d.Path) || under(run.Repo, d.Path)}
 		if !seen[d.Path] {
 			seen[d.Path] = true
 			ix.docs = append(ix.docs, dd)
@@ -99,6 +100,13 @@ func NewIndex(run *envelope.Run) (*Index, error) {
 		}
 	}
 	return ix, nil
+}
+
+// under reports whether the absolute path p lies inside the folder root.
+func under(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) &&
+		!filepath.IsAbs(rel)
 }
 
 // match finds the document p names among docs (section 3 and G8): a
