@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -41,13 +42,13 @@ func parseTOML(file string, b []byte) (*tomlDoc, error) {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			line, col := de.Position()
-			return nil, cfgErrCol(file, line, col, "TOML syntax: %s", strings.TrimPrefix(de.Error(), "toml: "))
+			return nil, cfgErrCol(file, line, col, "TOML syntax: %s", oneLine(strings.TrimPrefix(de.Error(), "toml: ")))
 		}
 		// go-toml reports a table or key defined twice without a position:
 		// the error's line is the start of the first top-level expression
 		// whose prefix of the file no longer decodes.
 		line := firstFailingLine(b)
-		return nil, cfgErr(file, line, "TOML: %s", strings.TrimPrefix(err.Error(), "toml: "))
+		return nil, cfgErr(file, line, "TOML: %s", oneLine(strings.TrimPrefix(err.Error(), "toml: ")))
 	}
 	if d.data == nil {
 		d.data = map[string]any{}
@@ -203,4 +204,20 @@ func (d *tomlDoc) line(path ...string) int {
 		}
 	}
 	return 1
+}
+
+// oneLine escapes control characters in a go-toml message (it can quote the
+// offending character raw, a newline included): a configuration error is
+// one stderr line.
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
 }
