@@ -27,9 +27,11 @@ func init() {
 		// sort: writing the output or temporary files elsewhere, and the
 		// compression program.
 		"sort": forbidden{short: "oT", long: []string{"output", "compress-program", "temporary-directory"}}.check,
-		// file: -C compiles a magic file and writes it (decided here: the
-		// list keeps only programs that cannot write, DESIGN.md §5).
-		"file": forbidden{short: "C", long: []string{"compile"}}.check,
+		// file: -C compiles a magic file and writes it; -z and -Z look
+		// inside compressed files and may run a decompressor, as rg -z does
+		// (decided here: the list keeps only programs that can neither
+		// write nor execute, DESIGN.md §5).
+		"file": forbidden{short: "CzZ", long: []string{"compile", "uncompress", "uncompress-noreport"}}.check,
 		// uniq: a second operand is an output file it writes (decided here,
 		// same reason).
 		"uniq": checkUniq,
