@@ -183,7 +183,9 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-config: --reviewers %q: duplicate reviewer name %q (same as %q ignoring case)", value, n, prev))
 		}
 		seen[strings.ToLower(n)] = n
-		if e, ok := findEntry(configured, n); ok {
+		if e, ok := findEntry(configured, n); ok && (len(names) > 0 || e.Preset.Name == "native") {
+			// "Native alone" for an empty --reviewers is the native preset: a
+			// configured entry named native of another preset is not it.
 			run = append(run, e)
 			continue
 		}
