@@ -264,8 +264,8 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	ref, resets := findRefusal(texts)
 	a.rec.Resets = resets
 	if ref != nil {
-		a.refusal = ref.kind
-		return finish(Unavailable, ref.reason())
+		a.refusal = string(ref.Kind)
+		return finish(Unavailable, ref.Reason())
 	}
 	switch {
 	case res.signal != "":
