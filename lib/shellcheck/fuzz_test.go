@@ -40,6 +40,44 @@ func FuzzG11(f *testing.F) {
 	})
 }
 
+// fragments are the pieces FuzzG11Fragments builds lines from: programs,
+// options, quotes, escapes, operators, redirections and expansion
+// characters, so that the fuzzer reaches accepted lines with every feature
+// G11 reads far more often than byte mutation alone does.
+var fragments = []string{
+	" ", "\t", "ls", "cat", "grep", "sed", "find", "sort", "tail", "rg", "uniq", "file", "true",
+	"/bin/", "/usr/bin/", "./", "head", "base", "/", "-", "--", "-n", "-e", "-i", "-f", "-o", "-z",
+	"-exec", "-delete", "--pre", "--output=", "=", "x", "1p", "p", "w", "e", "'", "\"", "\\",
+	"$", "$(", "`", "{", "}", ",", "..", "(", ")", "|", "||", "&", "&&", ";", ";;", "<", ">", "2",
+	"2>/dev/null", "2>&1", ">&", "#", "!", "~", "*", "?", "[", "]", "@", "%", "^", ":", ".",
+	"\n", "\r", "\x00", "é", "\xff", "a", "b", "0", "9", "_", "for", "if", "{ ", " }", "$'", "$\"",
+}
+
+// FuzzG11Fragments is FuzzG11 on lines joined from fragments (each input
+// byte picks one).
+func FuzzG11Fragments(f *testing.F) {
+	f.Add([]byte{2, 0, 23, 0, 17})
+	f.Add([]byte{5, 0, 22, 0, 38, 36, 38, 0, 16})
+	f.Add([]byte{4, 0, 45, 33, 46, 0, 16, 0, 57, 0, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var b strings.Builder
+		for _, c := range data {
+			b.WriteString(fragments[int(c)%len(fragments)])
+		}
+		line := b.String()
+		ok, problem := Check(line)
+		if ok != (problem == "") {
+			t.Fatalf("Check(%q) = %v, %q: accepted exactly when problem is empty", line, ok, problem)
+		}
+		if !ok {
+			return
+		}
+		if err := crossCheck(line); err != nil {
+			t.Fatalf("Check accepted %q but mvdan.cc/sh reads it differently: %v", line, err)
+		}
+	})
+}
+
 // allowedPrograms restates DESIGN.md §5's list independently of programs.
 var allowedPrograms = map[string]bool{
 	"ls": true, "pwd": true, "cat": true, "head": true, "wc": true, "stat": true, "file": true,
