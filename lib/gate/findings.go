@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 )
@@ -23,7 +22,7 @@ type verdict struct {
 // target is one finding of a series.
 type target struct {
 	r *roundData
-	f *envelope.Finding
+	f *finding
 }
 
 // closingFor reports whether the disposition e closes a finding of class
@@ -105,7 +104,7 @@ func (s *seriesData) judge(start target) verdict {
 	class := start.f.Class
 	cur := start
 	chain := []string{start.f.ID}
-	seen := map[*envelope.Finding]bool{start.f: true}
+	seen := map[*finding]bool{start.f: true}
 	for {
 		e := cur.r.last[cur.f.ID]
 		if e == nil {
@@ -147,7 +146,7 @@ func (s *seriesData) judge(start target) verdict {
 func (g *gate) findings(s *seriesData) {
 	type item struct {
 		r *roundData
-		f *envelope.Finding
+		f *finding
 		v verdict
 	}
 	var items []item
@@ -157,8 +156,8 @@ func (g *gate) findings(s *seriesData) {
 		if l.dup || r == nil || r.state != published || r.rec.DryRun {
 			continue
 		}
-		for i := range r.finds.Findings {
-			f := &r.finds.Findings[i]
+		for i := range r.finds {
+			f := &r.finds[i]
 			it := item{r: r, f: f}
 			if f.Class == "defect" || f.Class == "requirement-question" {
 				it.v = s.judge(target{r, f})
