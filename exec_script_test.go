@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -145,8 +146,17 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if pid == "" {
 		ts.Fatalf("%s is empty", args[0])
 	}
-	st, err := os.ReadFile("/proc/" + pid + "/stat")
-	running := err == nil && !strings.Contains(string(st), ") Z ")
+	running := true
+	// A loaded machine delivers the kill late: look for up to 2 s.
+	for i := 0; i < 40 && running; i++ {
+		st, err := os.ReadFile("/proc/" + pid + "/stat")
+		running = err == nil && !strings.Contains(string(st), ") Z ")
+		if running && !neg {
+			time.Sleep(50 * time.Millisecond)
+		} else {
+			break
+		}
+	}
 	if running != neg {
 		ts.Fatalf("process %s running=%v", pid, running)
 	}

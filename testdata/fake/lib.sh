@@ -13,7 +13,8 @@
 #
 # FAKE_SLEEP=N sleeps N seconds before printing; FAKE_HEAD is reviewed_head
 # (default 0000000); FAKE_RESULT_FILE replaces the result; FAKE_LOG, when
-# set, gets one line per argument and then the stdin text; FAKE_PIDFILE
+# set, names files FAKE_LOG.<cli> that get one line per argument, then
+# "stdin:" and the stdin text (claude, codex); FAKE_PIDFILE
 # gets the grandchild's process ID (hang, stubborn).
 
 fake_init() {
@@ -36,12 +37,12 @@ fake_init() {
 		prev=$a
 	done
 	if [ -n "${FAKE_LOG:-}" ]; then
-		for a in "$@"; do printf '%s\n' "$a"; done >>"$FAKE_LOG"
+		for a in "$@"; do printf '%s\n' "$a"; done >>"$FAKE_LOG.$cli"
 	fi
 	if [ "$cli" != agy ]; then
 		if [ -n "${FAKE_LOG:-}" ]; then
-			printf 'stdin:\n' >>"$FAKE_LOG"
-			cat >>"$FAKE_LOG"
+			printf 'stdin:\n' >>"$FAKE_LOG.$cli"
+			cat >>"$FAKE_LOG.$cli"
 		else
 			cat >/dev/null
 		fi

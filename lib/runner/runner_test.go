@@ -1,0 +1,177 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jaekit/spar/lib/preset"
+)
+
+func TestG14_Resolve(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "tool")
+	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, []byte("x"), 0o644)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	only := t.TempDir()
+	os.WriteFile(filepath.Join(only, "plain"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(only, "tool"), 0o755) // a folder named like the tool
+
+	cases := []struct {
+		name, path, status, reason string
+	}{
+		{exe, "", "", ""},
+		{filepath.Join(dir, "missing"), "", "unavailable", `executable "` + filepath.Join(dir, "missing") + `" does not exist`},
+		{sub, "", "failed", `executable "` + sub + `" is not a regular file`},
+		{plain, "", "failed", `executable "` + plain + `" has no execute permission`},
+		{"tool", only + ":" + dir, "", ""},
+		{"plain", only + ":" + dir, "unavailable", `no executable "plain" on PATH`},
+		{"tool", only, "unavailable", `no executable "tool" on PATH`},
+		{"nothing", "", "unavailable", `no executable "nothing" on PATH`},
+	}
+	for _, c := range cases {
+		got, status, reason := Resolve(c.name, c.path)
+		if status != c.status || reason != c.reason || (status == "" && got != exe) {
+			t.Errorf("Resolve(%q, %q) = %q, %q, %q", c.name, c.path, got, status, reason)
+		}
+	}
+	// A relative path with / is relative to the current folder.
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(dir)
+	if got, status, _ := Resolve("./tool", ""); status != "" || got != exe {
+		t.Errorf("./tool: %q %q", got, status)
+	}
+}
+
+// alive reports whether the process still runs a while after it was
+// killed (a zombie runs nothing); a loaded machine delivers late.
+func alive(pid string) bool {
+	for i := 0; i < 40; i++ {
+		st, err := os.ReadFile("/proc/" + strings.TrimSpace(pid) + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
+}
+
+// DESIGN.md §5: on the limit the whole group gets SIGTERM, then SIGKILL
+// after the grace period; no grandchild outlives the reviewer.
+func TestProcessGroupKilledOnLimit(t *testing.T) {
+	old := Grace
+	Grace = 300 * time.Millisecond
+	defer func() { Grace = old }()
+	for _, script := range []string{
+		`sleep 100 & echo $! > "$0"; sleep 100`,
+		`trap '' TERM; sleep 100 & echo $! > "$0"; sleep 100`, // ignores SIGTERM
+	} {
+		pidfile := filepath.Join(t.TempDir(), "pid")
+		start := time.Now()
+		res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", script, pidfile}}, t.TempDir(),
+			time.Now().Add(time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
+		if !res.timedOut || res.exitCode != nil || res.signal == "" {
+			t.Errorf("%s: %+v", script, res)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v", script, d)
+		}
+		pid, _ := os.ReadFile(pidfile)
+		if len(pid) == 0 || alive(string(pid)) {
+			t.Errorf("%s: grandchild %q still runs", script, pid)
+		}
+	}
+}
+
+// A grandchild left behind after the leader exits is killed too, and the
+// pipes it holds do not keep the reviewer waiting.
+func TestGrandchildAfterExit(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	start := time.Now()
+	out := &sink{limit: 1 << 20}
+	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", `sleep 100 & echo $! > "$0"; echo done`, pidfile}}, t.TempDir(),
+		time.Now().Add(10*time.Second), out, &sink{limit: 1 << 20}, nil)
+	if res.timedOut || res.exitCode == nil || *res.exitCode != 0 || out.mem.String() != "done\n" {
+		t.Errorf("%+v %q", res, out.mem.String())
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+	pid, _ := os.ReadFile(pidfile)
+	if alive(string(pid)) {
+		t.Errorf("grandchild %s still runs", pid)
+	}
+}
+
+type stopAt struct{ word string }
+
+func (s stopAt) Line(l []byte) string {
+	if bytes.Contains(l, []byte(s.word)) {
+		return "saw " + s.word
+	}
+	return ""
+}
+func (stopAt) Finish() preset.Outcome { return preset.Outcome{} }
+
+func TestViolationAndCapStop(t *testing.T) {
+	start := time.Now()
+	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo a; echo bad; sleep 100"}}, t.TempDir(),
+		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"bad"})
+	if res.violation != "saw bad" || res.timedOut || time.Since(start) > 5*time.Second {
+		t.Errorf("%+v", res)
+	}
+	out := &sink{limit: 1000}
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "yes | head -c 100000; sleep 100"}}, t.TempDir(),
+		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil)
+	if res.overCap != "stdout" || out.n != 1000 || out.mem.Len() != 1000 {
+		t.Errorf("%+v n=%d", res, out.n)
+	}
+	in := "the input\n"
+	out = &sink{limit: 1 << 20}
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "cat; pwd; exit 7"}, Stdin: &in}, "/",
+		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil)
+	if res.exitCode == nil || *res.exitCode != 7 || out.mem.String() != "the input\n/\n" {
+		t.Errorf("%+v %q", res, out.mem.String())
+	}
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "kill -9 $$"}}, "/",
+		time.Now().Add(20*time.Second), &sink{limit: 10}, &sink{limit: 10}, nil)
+	if res.exitCode != nil || res.signal != syscall.SIGKILL.String() {
+		t.Errorf("%+v", res)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := &Progress{w: &b, terminal: true, Every: 40 * time.Millisecond}
+	stop := p.Ticker("codex", time.Now().Add(-250*time.Second))
+	time.Sleep(130 * time.Millisecond)
+	stop()
+	p.mu.Lock()
+	got := b.String()
+	p.mu.Unlock()
+	if !strings.HasPrefix(got, "spar: codex running 4m10s\n") {
+		t.Errorf("%q", got)
+	}
+	// Not a terminal: no periodic line.
+	b.Reset()
+	q := &Progress{w: &b, terminal: false, Every: 10 * time.Millisecond}
+	stop = q.Ticker("codex", time.Now())
+	time.Sleep(50 * time.Millisecond)
+	stop()
+	if b.Len() != 0 {
+		t.Errorf("%q", b.String())
+	}
+	for d, want := range map[time.Duration]string{12 * time.Second: "12s", 250 * time.Second: "4m10s", 3723 * time.Second: "1h02m03s"} {
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %q", d, got)
+		}
+	}
+}
