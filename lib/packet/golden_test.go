@@ -133,6 +133,16 @@ func TestGolden_Packets(t *testing.T) {
 	both := Build(br, cfg)
 	golden(t, "decisions-standpoints.md", both.Markdown)
 
+	// A plan round with a subject document, an empty criteria document and
+	// a name that needs quoting.
+	pr := goldenRun()
+	pr.Stage, pr.CheckPaths, pr.Changes = "plan", nil, []envelope.Change{{Path: "docs/`odd` name.md", Status: "A", Added: 3}}
+	pr.Documents = append(pr.Documents[:1],
+		document.FromText("/repo", "/repo/docs/PLAN.md", "# Plan\n\n1. Links expire.\n", "subject", "argument"),
+		document.FromText("/repo", "/tmp/empty.md", "", "criteria", "argument"))
+	pr.CriteriaIDs = []string{}
+	golden(t, "plan-subject.md", Build(pr, cfg).Markdown)
+
 	if got := withoutSection(dec.Markdown, "Decisions the user made"); got != plain.Markdown {
 		t.Errorf("decisions added more than their section:\n%s", firstDiff(plain.Markdown, got))
 	}

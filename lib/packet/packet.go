@@ -129,7 +129,7 @@ func writeSubject(b *strings.Builder, run *envelope.Run) {
 		b.WriteString("The change from base to head: every file listed above, read in `head/` and compared with `base/`.\n\n")
 		return
 	}
-	fmt.Fprintf(b, "The subject document %s below, as the change from base to head leaves the repository.\n\n", code(subject.Name))
+	fmt.Fprintf(b, "The subject document %s below, as it was read when the round started; the changes from base to head are listed above.\n\n", code(subject.Name))
 	writeDocument(b, subject)
 }
 
