@@ -24,7 +24,8 @@ func init() {
 
 // execenv [-series S] [-out NAME] [-stage ST] [-cap N] [-dry] [-packet TEXT] ENV REVIEWERS
 //
-// Builds $WORK/repo (once) with a base and a head commit, then writes ENV:
+// Builds $WORK/repo (once) with a base and a head commit (its ID also in
+// $WORK/repo.head, for FAKE_HEAD_FILE), then writes ENV:
 // a spar-pipe/v1 envelope with config (reviewers from the JSON array in the
 // file REVIEWERS, $WORK and $FAKEBIN expanded; timeout_seconds defaults to 30), run
 // (out $WORK/SERIES/NAME) and packet (one input per reviewer).
@@ -74,6 +75,9 @@ func cmdExecEnv(ts *testscript.TestScript, neg bool, args []string) {
 		git("tag", "head")
 	}
 	base, head := git("rev-parse", "base"), git("rev-parse", "head")
+	if err := os.WriteFile(filepath.Join(work, "repo.head"), []byte(head+"\n"), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
 
 	var reviewers []map[string]any
 	raw := strings.NewReplacer("$WORK", work, "$FAKEBIN", ts.Getenv("FAKEBIN")).Replace(ts.ReadFile(fs.Arg(1)))

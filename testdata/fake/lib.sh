@@ -12,7 +12,7 @@
 #   badversion --version exits 2
 #
 # FAKE_SLEEP=N sleeps N seconds before printing; FAKE_HEAD is reviewed_head
-# (default 0000000); FAKE_RESULT_FILE replaces the result; FAKE_LOG, when
+# (default 0000000; FAKE_HEAD_FILE names a file holding it); FAKE_RESULT_FILE replaces the result; FAKE_LOG, when
 # set, names files FAKE_LOG.<cli> that get one line per argument, then
 # "stdin:" and the stdin text (claude, codex); FAKE_PIDFILE
 # gets the grandchild's process ID (hang, stubborn).
@@ -47,6 +47,7 @@ fake_init() {
 			cat >/dev/null
 		fi
 	fi
+	if [ -n "${FAKE_HEAD_FILE:-}" ]; then FAKE_HEAD=$(cat "$FAKE_HEAD_FILE"); fi
 	if [ "$scenario" = ratelimit ]; then
 		if [ "$model" = "${FAKE_OK_MODEL:-fallback-model}" ]; then scenario=completed; fi
 	fi
