@@ -101,6 +101,12 @@ func readRound(dir string) *roundData {
 		d.state, d.err = unreadable, err
 		return d
 	}
+	if got := countClasses(finds); got != rec.Counts {
+		// spar-record writes counts from the same findings: a findings.json
+		// edited along with findings_sha256 still disagrees with them.
+		d.state, d.err = unreadable, fmt.Errorf("findings.json holds %s, round.json counts %s", countText(got), countText(rec.Counts))
+		return d
+	}
 	led, err := round.ReadLedger(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
@@ -119,6 +125,27 @@ func readRound(dir string) *roundData {
 		d.last[led[i].Finding] = &led[i]
 	}
 	return d
+}
+
+func countClasses(finds []finding) round.Counts {
+	var c round.Counts
+	for _, f := range finds {
+		switch f.Class {
+		case "defect":
+			c.Defect++
+		case "requirement-question":
+			c.RequirementQuestion++
+		case "hardening":
+			c.Hardening++
+		case "note":
+			c.Note++
+		}
+	}
+	return c
+}
+
+func countText(c round.Counts) string {
+	return fmt.Sprintf("%d defect, %d requirement-question, %d hardening, %d note", c.Defect, c.RequirementQuestion, c.Hardening, c.Note)
 }
 
 // parseFindings takes id, class and location_unreadable of each finding of
