@@ -31,6 +31,11 @@ func closingFor(class string, e *round.LedgerEntry) (bool, string) {
 	given := func(s string) bool { return strings.TrimSpace(s) != "" }
 	switch e.Disposition {
 	case "fixed":
+		// DESIGN.md §8: fixed closes a defect; a requirement-question is
+		// closed only by the user's answer, a rejection or a deferral.
+		if class != "defect" {
+			return false, "its last disposition, fixed, does not close a " + class
+		}
 		if !given(e.Commit) {
 			return false, "its last disposition, fixed, names no commit"
 		}
