@@ -405,7 +405,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 			continue
 		}
 		dir := shellQuote(s.dirOf(s.latest))
-		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head)
+		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head, req.Name)
 		if status == "pending" {
 			clear = "record its review: spar record " + dir + " --reviewer " + shellQuote(req.Name) + " --transcript FILE (or --result FILE)"
 		}
@@ -420,13 +420,22 @@ func (g *gate) requiredReviewers(s *seriesData) {
 // into the next free round name of the series. With the same head and
 // unchanged documents it is a rerun (only the reviewers that did not
 // complete run); otherwise a new counted round.
-func (s *seriesData) runCommand(base, head string) string {
+//
+// add names reviewers the run must include: with a --reviewers list, a
+// required reviewer missing from it is appended so that the rerun runs it.
+func (s *seriesData) runCommand(base, head string, add ...string) string {
 	r := s.latest.rec
 	var b strings.Builder
 	b.WriteString("spar run --repo " + shellQuote(r.Repo) + " --stage " + r.Stage + " --base " + base + " --head " + head)
 	b.WriteString(" --out " + shellQuote(filepath.Join(s.display, s.nextName())))
 	if r.Config.Override != nil && r.Config.Override.Kind == "--reviewers" {
-		b.WriteString(" --reviewers " + shellQuote(strings.Join(r.Config.Override.Names, ",")))
+		names := append([]string{}, r.Config.Override.Names...)
+		for _, a := range add {
+			if !contains(names, a) {
+				names = append(names, a)
+			}
+		}
+		b.WriteString(" --reviewers " + shellQuote(strings.Join(names, ",")))
 	}
 	for _, c := range r.Config.Choices {
 		b.WriteString(" --" + c.Key + " " + shellQuote(c.Reviewer+"="+c.Value))
@@ -540,6 +549,15 @@ func Measure(series string, rounds []*roundData) []Growth {
 		out[i] = j.g
 	}
 	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func quote(s string) string { return strconv.Quote(s) }
