@@ -20,6 +20,7 @@ import (
 func init() {
 	scriptCmds["execenv"] = cmdExecEnv
 	scriptCmds["gone"] = cmdGone
+	scriptCmds["waitfor"] = cmdWaitFor
 }
 
 // execenv [-series S] [-out NAME] [-stage ST] [-cap N] [-dry] [-packet TEXT] ENV REVIEWERS
@@ -164,4 +165,18 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if running != neg {
 		ts.Fatalf("process %s running=%v", pid, running)
 	}
+}
+
+// waitfor FILE: wait up to 20 s until FILE exists and is not empty.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: waitfor FILE")
+	}
+	for i := 0; i < 400; i++ {
+		if fi, err := os.Stat(ts.MkAbs(args[0])); err == nil && fi.Size() > 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear", args[0])
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/jaekit/spar/lib/atomic"
@@ -139,7 +141,32 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 			todo = append(todo, rd.reviewer(r, ws))
 			idx = append(idx, i)
 		}
+		// Interrupted while the reviewers run: stop their process groups
+		// (they do not get the terminal's signals), then die of the same
+		// signal. The round stays without finished_at (G29).
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		var caught os.Signal
+		handled := make(chan struct{})
+		go func() {
+			defer close(handled)
+			if s, ok := <-sigs; ok {
+				caught = s
+				fmt.Fprintf(stderr, "spar-exec: %v: stopping the reviewers\n", s)
+				runner.StopAll()
+			}
+		}()
 		done := runner.RunAll(todo, runner.NewProgress(stderr))
+		signal.Stop(sigs)
+		close(sigs)
+		<-handled
+		if caught != nil {
+			signal.Reset()
+			sig := caught.(syscall.Signal)
+			syscall.Kill(os.Getpid(), sig)
+			time.Sleep(5 * time.Second)
+			os.Exit(128 + int(sig))
+		}
 		for j, i := range idx {
 			runs[i] = done[j]
 		}

@@ -116,6 +116,8 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 	}
 	res.started = true
 	pgid := cmd.Process.Pid
+	groups.Store(pgid, struct{}{})
+	defer groups.Delete(pgid)
 	if stdinW != nil {
 		go func() {
 			// A reviewer that exits before reading its input is not an
@@ -188,6 +190,31 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 	mu.Lock()
 	defer mu.Unlock()
 	return res
+}
+
+// groups holds the process groups of the reviewers running now.
+var groups sync.Map
+
+// StopAll stops every reviewer process group running now: SIGTERM, then
+// SIGKILL after Grace. spar-exec calls it when it is itself interrupted, so
+// that no reviewer outlives it (they are in their own groups and do not get
+// the terminal's signals).
+func StopAll() {
+	var pgids []int
+	groups.Range(func(k, _ any) bool {
+		pgids = append(pgids, k.(int))
+		return true
+	})
+	for _, g := range pgids {
+		syscall.Kill(-g, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(Grace)
+	for _, g := range pgids {
+		for time.Now().Before(deadline) && syscall.Kill(-g, 0) == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		syscall.Kill(-g, syscall.SIGKILL)
+	}
 }
 
 // terminate sends SIGTERM to the group, then SIGKILL after Grace, and

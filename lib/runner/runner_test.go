@@ -175,3 +175,32 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// StopAll (spar-exec interrupted) stops every running group.
+func TestStopAll(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	done := make(chan procResult)
+	go func() {
+		done <- runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", `sleep 100 & echo $! > "$0"; sleep 100`, pidfile}}, t.TempDir(),
+			time.Now().Add(60*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
+	}()
+	for i := 0; i < 100; i++ {
+		if b, _ := os.ReadFile(pidfile); len(b) > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	StopAll()
+	select {
+	case res := <-done:
+		if res.timedOut || res.signal == "" {
+			t.Errorf("%+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reviewer still runs")
+	}
+	pid, _ := os.ReadFile(pidfile)
+	if len(pid) == 0 || alive(string(pid)) {
+		t.Errorf("grandchild %q still runs", pid)
+	}
+}
