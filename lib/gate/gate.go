@@ -145,7 +145,29 @@ func (g *gate) collect() {
 
 // pickLatest finds the series' latest counted round and its reruns (the
 // series' latest input, DESIGN.md §8), its repository and head.
+//
+// Rounds are read with only the fields every round needs; the rounds of the
+// latest input are read whole here (reviewers, documents, run arguments).
+// One that does not read whole is unreadable, and the choice is made again.
 func (s *seriesData) pickLatest() {
+	for {
+		s.latest, s.input = nil, nil
+		s.choose()
+		ok := true
+		for _, r := range s.input {
+			ok = fullRecord(r) && ok
+		}
+		if ok {
+			break
+		}
+	}
+	if s.latest != nil {
+		s.repo = s.latest.rec.Repo
+		s.head = s.latest.rec.Head
+	}
+}
+
+func (s *seriesData) choose() {
 	for _, r := range s.rounds {
 		if r.state != published || r.rec.DryRun {
 			continue
@@ -175,8 +197,6 @@ func (s *seriesData) pickLatest() {
 			s.input = append(s.input, r)
 		}
 	}
-	s.repo = s.latest.rec.Repo
-	s.head = s.latest.rec.Head
 }
 
 func (s *seriesData) dirOf(r *roundData) string {

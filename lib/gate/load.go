@@ -63,7 +63,7 @@ type finding struct {
 // that sha256 and is one review-round/v1 object (else: unreadable, G32).
 func readRound(dir string) *roundData {
 	d := &roundData{abs: dir, name: filepath.Base(dir)}
-	rec, err := round.ReadRecord(dir)
+	rec, err := readHead(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
 		return d
@@ -107,7 +107,7 @@ func readRound(dir string) *roundData {
 		d.state, d.err = unreadable, fmt.Errorf("findings.json holds %s, round.json counts %s", countText(got), countText(rec.Counts))
 		return d
 	}
-	led, err := round.ReadLedger(dir)
+	led, err := readLedger(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
 		return d
@@ -169,7 +169,24 @@ func parseFindings(b []byte) ([]finding, error) {
 	var out []finding
 	var bad error
 	list.ForEach(func(_, f gjson.Result) bool {
-		id, class, lu := f.Get("id"), f.Get("class"), f.Get("location_unreadable")
+		if !f.IsObject() {
+			bad = errors.New("findings.json: a finding that is not an object")
+			return false
+		}
+		// One pass over the finding's members (id, class and
+		// location_unreadable are spread through it).
+		var id, class, lu gjson.Result
+		f.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "id":
+				id = v
+			case "class":
+				class = v
+			case "location_unreadable":
+				lu = v
+			}
+			return true
+		})
 		switch {
 		case id.Type != gjson.String:
 			bad = errors.New("findings.json: a finding without an id")
