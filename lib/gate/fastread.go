@@ -11,9 +11,11 @@ package gate
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/tidwall/gjson"
 )
@@ -267,6 +269,13 @@ func fullRecord(r *roundData) bool {
 	rec, err := round.ReadRecord(r.abs)
 	if err != nil {
 		r.state, r.err = unreadable, pathFree(err)
+		return false
+	}
+	// The required reviewers come from config.configured_required: a
+	// config edited by hand no longer has the digest spar-config gave it
+	// (spar-config.en.md §4).
+	if d, err := config.Digest(&rec.Config); err != nil || d != rec.Config.Digest {
+		r.state, r.err = unreadable, fmt.Errorf("round.json: config.digest %q is not the digest of its config (%s)", rec.Config.Digest, d)
 		return false
 	}
 	r.rec = rec
