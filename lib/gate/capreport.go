@@ -143,7 +143,7 @@ func Caps(dir string) (*CapReport, error) {
 		}
 		rep.Stages = append(rep.Stages, st)
 	}
-	rep.Growth = Measure(dir, rounds)
+	rep.Growth = measure(dir, rounds)
 	if rep.Growth == nil {
 		rep.Growth = []Growth{}
 	}
@@ -173,7 +173,7 @@ func (rep *CapReport) Markdown() string {
 		b.WriteString("| stage | by | cause | reason | at |\n| --- | ---: | --- | --- | --- |\n")
 		for _, s := range rep.Stages {
 			for _, e := range s.Extensions {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", s.Stage, e.By, cell(e.Cause), cell(orDash(e.Reason)), cell(orDash(e.At)))
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", s.Stage, e.By, cell(orDash(e.Cause)), cell(orDash(e.Reason)), cell(orDash(e.At)))
 			}
 		}
 	}

@@ -55,9 +55,8 @@ type listedRound struct {
 	dup     bool // listed twice: only the first counts
 }
 
-// Decide reads the rounds and decides. It returns the record; the error is
-// only for arguments the gate cannot start with (none: every problem with
-// the records is a blocked reason).
+// Decide reads the rounds and decides. Every problem with the records is a
+// blocked reason in the record; nothing is written.
 func Decide(o Options) *Record {
 	now := time.Now
 	if o.Now != nil {
@@ -507,13 +506,13 @@ func (s *seriesData) nextName() string {
 
 // growth measures each counted code round of the series (G24).
 func (g *gate) growth(s *seriesData) {
-	g.rec.Growth = append(g.rec.Growth, Measure(s.display, s.rounds)...)
+	g.rec.Growth = append(g.rec.Growth, measure(s.display, s.rounds)...)
 }
 
-// Measure is the growth of the counted code rounds of a series, in series
+// measure is the growth of the counted code rounds of a series, in series
 // order: each from the previous counted code round's head (the first from
 // its base) to its head, split by its own check paths.
-func Measure(series string, rounds []*roundData) []Growth {
+func measure(series string, rounds []*roundData) []Growth {
 	type job struct {
 		g    Growth
 		repo string
