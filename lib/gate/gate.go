@@ -281,7 +281,7 @@ func (g *gate) listedProblems(s *seriesData, fix string) {
 			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
 				s.display, name, r.err, shellQuote(l.display))
 		case r.state == unfinished:
-			g.reason("%s: round %s stopped before recording findings (%v); to clear: leave it out of the list: %s",
+			g.reason("%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or leave it out of the list: %s",
 				s.display, name, trimUnfinished(r.err), fix)
 		case r.dryRun():
 			g.reason("%s: round %s is a dry run; to clear: leave it out of the list: %s", s.display, name, fix)
