@@ -22,6 +22,9 @@ and writes it back with "results" added. Writes no file.
 
 Exit codes: 0 done, 64 usage error, 65 invalid stdin (nothing written),
 70 internal error.
+
+Example:
+  spar-check < exec.json > check.json
 `
 
 func main() { pipe.Exit("check", run(os.Args[1:])) }

@@ -40,6 +40,9 @@ Flags:
 Exit codes: 0 written; 64 usage error; 65 the envelope is empty, invalid or
 names a repository or commit git cannot read (nothing written); 70 internal
 error.
+
+Example:
+  spar-classify < check.json > classify.json
 `
 
 func main() {

@@ -49,6 +49,9 @@ Environment (the user configuration source order; an empty variable is absent):
 
 Exit codes: 0 printed; 64 usage error; 65 configuration error or refusal
 (one stderr line, nothing on stdout); 70 internal error.
+
+Example:
+  spar-config --repo . --reviewers claude,native --effort claude=medium --record
 `
 
 // optString is a string flag that knows whether it was given: --reviewers ""

@@ -37,6 +37,9 @@ Flags:
 
 Exit codes: 0 printed; 64 usage error; 65 stdin is not a JSON array of
 strings (nothing printed).
+
+Example:
+  echo '["ls -la head", "cd head && go test ./..."]' | spar-exec check-shell
 `
 
 const checkRefusalUsage = `usage: spar-exec check-refusal < texts.json
@@ -59,6 +62,9 @@ Flags:
 
 Exit codes: 0 printed; 64 usage error; 65 stdin is not a JSON array of
 strings (nothing printed).
+
+Example:
+  echo '["Error: 429 Too Many Requests. Try again in 5 minutes."]' | spar-exec check-refusal
 `
 
 // inspect runs `spar-exec check-shell` or `spar-exec check-refusal` when

@@ -28,6 +28,9 @@ reviewer's message (section 5) is refused.
 Exit codes: 0 done (whatever the reviewers' statuses), 64 usage error,
 65 invalid stdin or refused (nothing written), 70 internal error,
 74 I/O error writing the round folder.
+
+Example:
+  spar-exec < packet.json > exec.json
 `
 
 func main() {

@@ -31,6 +31,10 @@ cap-report  per stage the cap, extensions (cause, reason), rounds counted and
 
 Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing --out.
+
+Examples:
+  spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login/gate.json
+  spar-gate cap-report reviews/login --format json
 `
 
 func main() {

@@ -26,6 +26,10 @@ with "run" and "packet" added. Writes no file.
 
 Exit codes: 0 done, 64 usage error, 65 refused or invalid stdin (nothing
 written), 70 internal error.
+
+Example:
+  spar-config | spar-packet --stage code --base main --head HEAD \
+    --out reviews/login/code-1 --criteria docs/criteria.md > packet.json
 `
 
 func main() { pipe.Exit("packet", run(os.Args[1:])) }
