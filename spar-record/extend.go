@@ -20,6 +20,9 @@ SERIES must be ignored by every Git repository that contains it (G28); it is
 created when it does not exist yet.
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
+
+Example:
+  spar extend reviews/login --stage code --by 1 --cause churn
 `
 
 // runExtend is `spar-record extend SERIES --stage S --by N [--cause C] [--reason R]`.

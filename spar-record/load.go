@@ -29,6 +29,13 @@ Refused (65, nothing written): an unreadable round (G32), a dry run, a name
 that is not a reviewer of the round (G20), a reviewer that already
 completed there, a round document that changed since the round started
 (DESIGN.md §10), an unreadable --result or transcript (G15).
+
+Exit codes: 0 printed, 64 usage error, 65 refused (nothing written),
+70 internal error.
+
+Example:
+  spar-record load reviews/login/code-1 --reviewer native --result native.json \
+    | spar-check | spar-classify | spar-record
 `
 
 // loadArgs is the command line of load.
@@ -304,6 +311,11 @@ const verdictUsage = `usage: spar-record verdict ROUND
 
 Prints where a recorded round is and its verdict line (the first line of
 its summary). A round that stopped before recording is refused (65).
+
+Exit codes: 0 printed, 64 usage error, 65 refused.
+
+Example:
+  spar-record verdict reviews/login/code-1
 `
 
 // runVerdict prints "round: DIR" and the round's verdict line.

@@ -32,6 +32,9 @@ verdict prints where a recorded round is and its verdict line.
 
 Exit codes: 0 done, 64 usage error, 65 refused (nothing written),
 70 internal error, 74 I/O error writing records.
+
+Example:
+  spar-classify < check.json | spar-record > recorded.json
 `
 
 func main() {

@@ -28,6 +28,10 @@ finding decides its disposition.
 A text that is empty after trimming counts as not given (G30).
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
+
+Example:
+  spar triage reviews/login/code-1 rules-F1 --as fixed --commit HEAD \
+    --failed-before 'go test ./checks' --passed-after 'go test ./checks'
 `
 
 // runTriage is `spar-record triage ROUND FINDING --as D [options]`.

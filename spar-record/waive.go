@@ -16,6 +16,9 @@ and prints it. NAME must be a required reviewer of that round (G20, literal
 comparison); Q is the user's words and must not be blank (G30).
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
+
+Example:
+  spar waive reviews/login/code-1 --reviewer agy --user-quote 'agy is down today; go ahead without it'
 `
 
 // runWaive is `spar-record waive ROUND --reviewer NAME --user-quote Q`.
