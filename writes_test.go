@@ -319,3 +319,97 @@ func TestCrash_WritesKilledAtAnyPoint(t *testing.T) {
 	// could print them: a crash after the append keeps the whole line.
 	t.Logf("%d writes, %d killed, %d succeeded, %d lines present", rounds*per, killed, len(succeeded), present)
 }
+
+// TestCrash_WritesKilledAtEachStep kills one write at each of its steps in
+// turn: while it waits for the lock, holding the lock before the append, and
+// after the append before it prints. The file holds the line exactly when
+// the append happened, whole, and the next write never waits.
+func TestCrash_WritesKilledAtEachStep(t *testing.T) {
+	series, dir := writeSeries(t)
+	ledger := filepath.Join(dir, round.LedgerFile)
+	start := func(marker string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+		cmd := exec.Command(filepath.Join(binDir, "spar-record"), "triage", dir, "claude-F4", "--as", "rejected", "--evidence", marker)
+		cmd.Env = append(os.Environ(), "SPAR_WRITE_PAUSE=400ms")
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &so, &se
+	}
+	kill := func(cmd *exec.Cmd) {
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err == nil {
+			t.Fatal("the write finished before it was killed")
+		}
+	}
+	waitFor := func(what string, cond func() bool) {
+		deadline := time.Now().Add(5 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	count := func(m string) int { return markers(t, "ledger", ledger)[m] }
+	holdsLock := func() bool {
+		f, err := os.OpenFile(filepath.Join(series, round.LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			return true
+		}
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return false
+	}
+
+	// 1. waiting for the lock another write holds
+	f, err := os.OpenFile(filepath.Join(series, round.LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _, se := start("m901")
+	waitFor("the waiting line", func() bool {
+		return strings.Contains(se.String(), "spar: waiting for another write of "+series+" to finish")
+	})
+	kill(cmd)
+	f.Close() // releases the lock
+	if count("m901") != 0 {
+		t.Fatal("a write killed while waiting appended its line")
+	}
+
+	// 2. holding the lock, before the append
+	cmd, _, _ = start("m902")
+	waitFor("the lock taken", holdsLock)
+	time.Sleep(100 * time.Millisecond)
+	kill(cmd)
+	if count("m902") != 0 {
+		t.Fatal("a write killed before its append appended its line")
+	}
+
+	// 3. after the append, before printing
+	cmd, so, _ := start("m903")
+	waitFor("the line", func() bool { return count("m903") == 1 })
+	kill(cmd)
+	if so.Len() != 0 || count("m903") != 1 {
+		t.Fatalf("stdout %q, line %d times", so.String(), count("m903"))
+	}
+
+	// the lock died with its holder
+	if holdsLock() {
+		t.Fatal("the lock is still held after its holder was killed")
+	}
+	out, err := exec.Command(filepath.Join(binDir, "spar-record"), "triage", dir, "claude-F4", "--as", "rejected", "--evidence", "m904").CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("waiting")) || count("m904") != 1 {
+		t.Fatalf("%v %s", err, out)
+	}
+	if l, err := round.ReadLedger(dir); err != nil || len(l) != 3 {
+		t.Fatalf("%d lines, %v", len(l), err)
+	}
+}
