@@ -32,8 +32,15 @@ install: build
 	cp $(BIN)/spar $(BIN)/spar-* $(BINDIR)/
 	@echo "installed spar and its stages in $(BINDIR)"
 
-bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+# bench runs every benchmark once (about 3 minutes on 2 cores), keeps the
+# raw output in $(BIN)/bench.txt and prints one table of the figures the
+# stage issues asked for, each a ratio from this run (scripts/benchtable).
+bench: deps
+	@mkdir -p $(BIN)
+	@echo "$(GO) test -run '^\$$' -bench . -benchmem -count=1 ./... > $(BIN)/bench.txt"
+	@$(GO) test -run '^$$' -bench . -benchmem -count=1 ./... > $(BIN)/bench.txt 2>&1 || { cat $(BIN)/bench.txt; exit 1; }
+	@sh scripts/benchtable $(BIN)/bench.txt
+	@echo "raw output: $(BIN)/bench.txt"
 
 fuzz: deps
 	@for p in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
