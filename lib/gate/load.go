@@ -155,7 +155,7 @@ func parseFindings(b []byte) ([]finding, error) {
 	if !gjson.ValidBytes(b) {
 		return nil, errors.New("findings.json: not JSON")
 	}
-	doc := gjson.ParseBytes(b)
+	doc := gjson.Parse(view(b))
 	if !doc.IsObject() {
 		return nil, errors.New("findings.json: not a JSON object")
 	}
