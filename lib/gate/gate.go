@@ -89,8 +89,15 @@ type gate struct {
 	listed []*listedRound
 }
 
+// reason adds one blocked reason. It is one line: a control character that
+// reaches it from a record (a file name, an error) is shown escaped.
 func (g *gate) reason(format string, args ...any) {
-	g.rec.Reasons = append(g.rec.Reasons, fmt.Sprintf(format, args...))
+	line := fmt.Sprintf(format, args...)
+	if strings.IndexFunc(line, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		q := strconv.Quote(line)
+		line = q[1 : len(q)-1]
+	}
+	g.rec.Reasons = append(g.rec.Reasons, line)
 }
 
 // collect groups the listed rounds by series (the parent folder) in order of
@@ -581,10 +588,36 @@ func contains(list []string, s string) bool {
 
 func quote(s string) string { return strconv.Quote(s) }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
+// shellQuote quotes s for a POSIX shell when it needs it. A value with a
+// control character (a decision of several lines, G35) is written as
+// $'...' (POSIX.1-2024 dollar-single-quotes) so that the reason stays one
+// line and the value comes back byte for byte.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@^") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }

@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,9 +102,31 @@ func TestShellQuote(t *testing.T) {
 		"it's":             `'it'\''s'`,
 		"":                 "''",
 		"a{b,c}":           "'a{b,c}'",
+		"two\nlines\n":     `$'two\nlines\n'`,
+		"it's\t\\ \x01":    `$'it\'s\t\\ \x01'`,
 	} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("%q: %s, want %s", in, got, want)
 		}
+	}
+	// Every form reads back byte for byte in a shell.
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, in := range []string{"plain", "my dir", "it's", "two\nlines\n", "tab\tand\\back'quote\x7f\x01", "- starts with a dash"} {
+		out, err := exec.Command(bash, "-c", "printf %s "+shellQuote(in)).Output()
+		if err != nil || string(out) != in {
+			t.Errorf("%q: the shell read %q (%v)", in, out, err)
+		}
+	}
+}
+
+// A reason is one line even when a record brings a control character.
+func TestReasonOneLine(t *testing.T) {
+	g := &gate{rec: &Record{}}
+	g.reason("round %s: %s", "a\nb", "c\td")
+	if len(g.rec.Reasons) != 1 || strings.ContainsAny(g.rec.Reasons[0], "\n\t") || g.rec.Reasons[0] != `round a\nb: c\td` {
+		t.Errorf("%q", g.rec.Reasons)
 	}
 }
