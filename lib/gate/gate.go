@@ -401,7 +401,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 	}
 	for _, req := range s.latest.rec.Config.ConfiguredRequired {
 		out := Required{Series: s.display, Name: req.Name, Preset: req.Preset, Status: ReviewerMissing}
-		status := "not a reviewer of the round"
+		status, where := "not a reviewer of the round", s.latest
 		for _, r := range s.input {
 			for _, rv := range r.rec.Reviewers {
 				if rv.Name != req.Name {
@@ -412,7 +412,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 					out.Status, out.Round = ReviewerCompleted, &name
 				}
 				if rv.Status != "not_run" || status == "not a reviewer of the round" {
-					status = rv.Status
+					status, where = rv.Status, r
 				}
 			}
 		}
@@ -433,7 +433,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 		dir := shellQuote(s.dirOf(s.latest))
 		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head, req.Name)
 		if status == "pending" {
-			clear = "record its review: spar record " + dir + " --reviewer " + shellQuote(req.Name) + " --transcript FILE (or --result FILE)"
+			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE (or --result FILE)"
 		}
 		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s, or with the user's words: spar waive %s --reviewer %s --user-quote WORDS",
 			s.display, s.latest.name, req.Name, req.Preset, status, clear, dir, shellQuote(req.Name))
