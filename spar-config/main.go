@@ -130,6 +130,9 @@ func run(args []string, stdout io.Writer) error {
 	if err := env.Set("config", c); err != nil {
 		return err
 	}
+	if err := env.Set("configured_reviewers", c.ConfiguredNames); err != nil {
+		return err
+	}
 	return ioErr(env.Write(stdout))
 }
 

@@ -48,6 +48,11 @@ func run(argv []string) error {
 		return err
 	}
 	var cfg envelope.Config
+	// Standpoints accept every configured reviewer, also one --reviewers
+	// omitted; spar-config passes their names beside the record.
+	if err := env.Get("configured_reviewers", &cfg.ConfiguredNames); err != nil {
+		return err
+	}
 	if err := env.Get("config", &cfg); err != nil {
 		return exitcode.New(exitcode.Config, "spar-packet: stdin: /config: "+err.Error())
 	}

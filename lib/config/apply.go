@@ -53,7 +53,9 @@ func Load(o Options) (*envelope.Config, error) {
 		return nil, err
 	}
 	c.ConfiguredRequired = []envelope.RequiredReviewer{}
+	c.ConfiguredNames = []string{}
 	for _, e := range configured {
+		c.ConfiguredNames = append(c.ConfiguredNames, e.Name)
 		if e.Preset.Required {
 			c.ConfiguredRequired = append(c.ConfiguredRequired, envelope.RequiredReviewer{Name: e.Name, Preset: e.Preset.Name})
 		}

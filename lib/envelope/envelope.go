@@ -22,6 +22,15 @@ type Config struct {
 	CheckPaths         []string           `json:"check_paths"`
 	Rules              []string           `json:"rules"`
 	Digest             string             `json:"digest"`
+
+	// ConfiguredNames are the names of every reviewer the user
+	// configuration determines, whatever --reviewers picked. They are not
+	// part of the record (spar-config.en.md §4 lists its fields): spar-config
+	// passes them in the envelope key "configured_reviewers" so that
+	// spar-packet accepts a standpoint for a configured reviewer this run
+	// omits ("Standpoint arguments": the union of the configured reviewers
+	// and --reviewers).
+	ConfiguredNames []string `json:"-"`
 }
 
 // Source says where the reviewer list came from.

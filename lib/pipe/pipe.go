@@ -23,7 +23,7 @@ const Schema = "spar-pipe/v1"
 
 // keyOrder is the order keys are written in: the order the stages add them.
 // Keys not listed here keep their received order after these.
-var keyOrder = []string{"schema", "config", "run", "packet", "round", "runs", "results", "findings", "recorded"}
+var keyOrder = []string{"schema", "config", "configured_reviewers", "run", "packet", "round", "runs", "results", "findings", "recorded"}
 
 // Envelope is one pipeline object: its top-level keys as raw JSON.
 type Envelope struct {

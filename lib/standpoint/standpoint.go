@@ -74,6 +74,9 @@ func Accepted(c *envelope.Config) []string {
 			out = append(out, n)
 		}
 	}
+	for _, n := range c.ConfiguredNames {
+		add(n)
+	}
 	for _, r := range c.ConfiguredRequired {
 		add(r.Name)
 	}
