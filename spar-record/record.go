@@ -161,6 +161,21 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A reviewer a rerun kept: spar-exec's round.json names the round where
+	// it completed, also when the run in the envelope does not.
+	for i := range rec.Reviewers {
+		r := &rec.Reviewers[i]
+		if r.CompletedIn != nil || r.Status != "not_run" {
+			continue
+		}
+		for _, p := range prev.Reviewers {
+			if p.Name == r.Name && p.CompletedIn != nil {
+				in := *p.CompletedIn
+				r.CompletedIn = &in
+			}
+		}
+	}
+	rec.StandpointsUncovered = uncovered(rec)
 	findings := in.Findings
 	if findings == nil {
 		findings = []envelope.Finding{}
@@ -368,7 +383,6 @@ func buildRecord(in *input) (*round.Record, error) {
 		rec.Links.Rules = append(rec.Links.Rules, round.RuleLink{Names: names, FileName: d.FileName, Lines: d.LineCount})
 	}
 
-	covered := map[string]bool{}
 	for _, cr := range in.Config.Reviewers {
 		run, ok := runs[cr.Name]
 		if !ok {
@@ -428,19 +442,28 @@ func buildRecord(in *input) (*round.Record, error) {
 		if r.Status == "completed" {
 			r.Reason = ""
 		}
-		if r.Status == "completed" || r.CompletedIn != nil {
-			covered[cr.Name] = true
-		}
 		rec.Reviewers = append(rec.Reviewers, r)
 	}
-	// standpoints_uncovered: reviewers with a standpoint and no completed
-	// review of this input (a rerun's kept reviewers are covered).
-	for _, s := range rec.Standpoints {
-		if !covered[s.Reviewer] {
-			rec.StandpointsUncovered = append(rec.StandpointsUncovered, s.Reviewer)
+	rec.StandpointsUncovered = uncovered(rec)
+	return rec, nil
+}
+
+// uncovered is standpoints_uncovered: reviewers with a standpoint and no
+// completed review of this input (a rerun's kept reviewers are covered).
+func uncovered(rec *round.Record) []string {
+	covered := map[string]bool{}
+	for _, r := range rec.Reviewers {
+		if r.Status == "completed" || r.CompletedIn != nil {
+			covered[r.Name] = true
 		}
 	}
-	return rec, nil
+	out := []string{}
+	for _, s := range rec.Standpoints {
+		if !covered[s.Reviewer] {
+			out = append(out, s.Reviewer)
+		}
+	}
+	return out
 }
 
 func nonNil[T any](s []T) []T {
