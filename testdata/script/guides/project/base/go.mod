@@ -1,0 +1,3 @@
+module example.com/loginlink
+
+go 1.22
