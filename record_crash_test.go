@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,4 +200,111 @@ func TestCrashRecording(t *testing.T) {
 		}
 	}
 	t.Logf("crash test took %v", time.Since(start))
+}
+
+// TestCrashSparRun kills the whole `spar run` (driver, stages, reviewers)
+// with SIGKILL at each point of its recording and once while the reviewers
+// run. Afterwards a reader sees no round, a round that stopped before
+// recording, or the finished round; the ledger reads back; the series lock
+// is free.
+func TestCrashSparRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	start := time.Now()
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	os.MkdirAll(filepath.Join(repo, "app"), 0o755)
+	git("init", "-q")
+	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("reviews/\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte("package app\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	base := git("rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte("package app\n\nfunc greet(n string) string { return \"hello\" }\n"), 0o644)
+	git("commit", "-q", "-am", "head")
+	head := git("rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(work, "head7"), []byte(head[:7]), 0o644)
+	os.WriteFile(filepath.Join(work, "spar.toml"), []byte("[[reviewers]]\npreset = \"claude\"\n\n[[reviewers]]\npreset = \"native\"\n"), 0o644)
+	fake, _ := filepath.Abs(filepath.Join("testdata", "fake"))
+
+	runKilled := func(series string, killAt int) bool {
+		cmd := exec.Command(filepath.Join(binDir, "spar"), "run", "--stage", "code", "--base", base, "--head", head,
+			"--out", filepath.Join(series, "code-1"))
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "SPAR_RECORD_PAUSE=25ms", "SPAR_CONFIG="+filepath.Join(work, "spar.toml"),
+			"FAKE_HEAD_FILE="+filepath.Join(work, "head7"), "PATH="+fake+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		sc := bufio.NewScanner(stderr)
+		n := 0
+		for sc.Scan() {
+			line := sc.Text()
+			if killAt == 0 && strings.HasPrefix(line, "spar-exec: ") {
+				kill() // while the reviewers run
+				break
+			}
+			if !strings.HasPrefix(line, "spar-record: pause before ") {
+				continue
+			}
+			n++
+			if n == killAt || line == "spar-record: pause before exit" {
+				kill()
+				break
+			}
+		}
+		cmd.Wait()
+		return n == killAt
+	}
+
+	for k := 0; ; k++ {
+		series := filepath.Join(repo, "reviews", fmt.Sprintf("s%d", k))
+		reached := runKilled(series, k)
+		dir := filepath.Join(series, "code-1")
+		if _, err := os.Stat(filepath.Join(dir, round.RoundFile)); err == nil {
+			crashReaderSees(t, dir, k)
+		}
+		// The lock is free once the killed processes are gone (the kernel
+		// closes their files as each one dies, not when the driver is
+		// reaped): nothing else, no reviewer, keeps holding it.
+		if f, err := os.OpenFile(filepath.Join(series, round.LockFile), os.O_RDWR, 0); err == nil {
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+				if err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("k=%d: the series lock is still held 5s after the kill: %v", k, err)
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			f.Close()
+		}
+		if k > 0 && !reached {
+			if k < 4 {
+				t.Fatalf("only %d pause points in spar run", k-1)
+			}
+			break
+		}
+	}
+	t.Logf("spar run crash test took %v", time.Since(start))
 }
