@@ -115,40 +115,42 @@ func floor(b *testing.B, repo, head, base, dir string) time.Duration {
 	return time.Since(start)
 }
 
-// BenchmarkWorkspace reports ratio = Materialize time / floor time, the
-// issue's target being at most 0.7. Each iteration times both on fresh
-// folders, alternating which goes first.
+// BenchmarkWorkspace reports ratio = Materialize time / floor time (the
+// issue's target: at most 0.7). Each iteration times three Materialize and
+// three floors on fresh folders, interleaved, and keeps the fastest of each:
+// other work on the machine only ever adds time.
 func BenchmarkWorkspace(b *testing.B) {
 	repo, head, base := benchRepository(b)
-	var ours, theirs time.Duration
-	// One untimed warm-up of each so that both read a warm page cache.
 	tmp := b.TempDir()
-	floor(b, repo, head, base, filepath.Join(tmp, "warm-floor"))
-	os.Mkdir(filepath.Join(tmp, "warm-ws"), 0o755)
-	if err := Materialize(repo, head, base, filepath.Join(tmp, "warm-ws")); err != nil {
-		b.Fatal(err)
-	}
+	var ours, theirs time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		dir := filepath.Join(tmp, fmt.Sprint(i))
-		ws := filepath.Join(dir, "ws")
-		os.MkdirAll(ws, 0o755)
-		run := func() {
-			start := time.Now()
-			if err := Materialize(repo, head, base, ws); err != nil {
-				b.Fatal(err)
+		bestOurs, bestFloor := time.Duration(1<<62), time.Duration(1<<62)
+		for j := 0; j < 3; j++ {
+			dir := filepath.Join(tmp, fmt.Sprint(i, "-", j))
+			ws := filepath.Join(dir, "ws")
+			os.MkdirAll(ws, 0o755)
+			run := func() {
+				start := time.Now()
+				if err := Materialize(repo, head, base, ws); err != nil {
+					b.Fatal(err)
+				}
+				bestOurs = min(bestOurs, time.Since(start))
 			}
-			ours += time.Since(start)
+			if j%2 == 0 {
+				run()
+				bestFloor = min(bestFloor, floor(b, repo, head, base, filepath.Join(dir, "floor")))
+			} else {
+				bestFloor = min(bestFloor, floor(b, repo, head, base, filepath.Join(dir, "floor")))
+				run()
+			}
+			b.StopTimer()
+			MakeWritable(dir)
+			os.RemoveAll(dir)
+			b.StartTimer()
 		}
-		if i%2 == 0 {
-			run()
-			theirs += floor(b, repo, head, base, filepath.Join(dir, "floor"))
-		} else {
-			theirs += floor(b, repo, head, base, filepath.Join(dir, "floor"))
-			run()
-		}
-		MakeWritable(dir)
-		os.RemoveAll(dir)
+		ours += bestOurs
+		theirs += bestFloor
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(ours)/float64(theirs), "ratio")

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/jaekit/spar/lib/gitx"
 )
@@ -208,10 +209,64 @@ type job struct {
 // larger blobs are streamed straight from git to their file.
 const inlineLimit = 1 << 20
 
+// lanes is how many `git cat-file --batch` run at once, each over its share
+// of the blobs (inflating is most of git's work); writers is how many
+// goroutines create files (creating an inode is most of the kernel's).
+var (
+	lanes   = 2
+	writers = 4
+)
+
 func writeBlobs(repo string, order []key, paths map[key][]string) error {
 	if len(order) == 0 {
 		return nil
 	}
+	jobs := make(chan job, 256)
+	var errMu sync.Mutex
+	var firstErr error
+	setErr := func(err error) {
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if err := place(j.k, j.data, j.paths); err != nil {
+					setErr(err)
+				}
+			}
+		}()
+	}
+	n := lanes
+	if len(order) < 256 {
+		n = 1
+	}
+	var readers sync.WaitGroup
+	for i := 0; i < n; i++ {
+		share := order[i*len(order)/n : (i+1)*len(order)/n]
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			if err := readLane(repo, share, paths, jobs); err != nil {
+				setErr(err)
+			}
+		}()
+	}
+	readers.Wait()
+	close(jobs)
+	wg.Wait()
+	return firstErr
+}
+
+// readLane reads the blobs of share from one git cat-file --batch and hands
+// them to the writers (a large blob is written here, streamed).
+func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job) error {
 	cmd := exec.Command("git", "--no-pager", "cat-file", "--batch", "--buffer")
 	cmd.Dir = repo
 	var stderr bytes.Buffer
@@ -229,46 +284,22 @@ func writeBlobs(repo string, order []key, paths map[key][]string) error {
 	}
 	go func() {
 		w := bufio.NewWriterSize(stdin, 64<<10)
-		for _, k := range order {
+		for _, k := range share {
 			w.WriteString(k.oid)
 			w.WriteByte('\n')
 		}
 		w.Flush()
 		stdin.Close()
 	}()
-
-	jobs := make(chan job, 64)
-	var wg sync.WaitGroup
-	var errMu sync.Mutex
-	var firstErr error
-	setErr := func(err error) {
-		errMu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		errMu.Unlock()
-	}
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if err := place(j.k, j.data, j.paths); err != nil {
-					setErr(err)
-				}
-			}
-		}()
-	}
-
 	r := bufio.NewReaderSize(stdout, 256<<10)
 	readErr := func() error {
-		for _, k := range order {
+		for _, k := range share {
 			hdr, err := r.ReadString('\n')
 			if err != nil {
 				return fmt.Errorf("git cat-file: %v", err)
 			}
 			f := strings.Fields(hdr)
-			if len(f) != 3 || f[0] != k.oid {
+			if len(f) != 3 || f[0] != k.oid || f[1] != "blob" {
 				return fmt.Errorf("git cat-file: unexpected header %q for %s", strings.TrimSpace(hdr), k.oid)
 			}
 			size, err := strconv.ParseInt(f[2], 10, 64)
@@ -298,8 +329,6 @@ func writeBlobs(repo string, order []key, paths map[key][]string) error {
 		}
 		return nil
 	}()
-	close(jobs)
-	wg.Wait()
 	if readErr != nil {
 		cmd.Process.Kill()
 	}
@@ -307,8 +336,6 @@ func writeBlobs(repo string, order []key, paths map[key][]string) error {
 	switch {
 	case readErr != nil:
 		return readErr
-	case firstErr != nil:
-		return firstErr
 	case waitErr != nil:
 		return fmt.Errorf("git cat-file: %v: %s", waitErr, strings.TrimSpace(stderr.String()))
 	}
@@ -345,16 +372,28 @@ func place(k key, data []byte, paths []string) error {
 	return nil
 }
 
+// writeFile creates p with data through plain system calls: an *os.File
+// would also register every file with the poller, a cost paid per file.
 func writeFile(p, mode string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm(mode))
+	fd, err := syscall.Open(p, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, uint32(perm(mode)))
 	if err != nil {
-		return err
+		return &os.PathError{Op: "open", Path: p, Err: err}
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			syscall.Close(fd)
+			return &os.PathError{Op: "write", Path: p, Err: err}
+		}
+		data = data[n:]
 	}
-	return f.Close()
+	if err := syscall.Close(fd); err != nil {
+		return &os.PathError{Op: "close", Path: p, Err: err}
+	}
+	return nil
 }
 
 func writeStream(p, mode string, r io.Reader, size int64) error {
