@@ -13,9 +13,10 @@ import (
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/sarif"
 )
 
-const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE]
+const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE]
        spar-gate cap-report SERIES [--format md|json]
 
 gate        read the round folders in the given order and decide: prints the
@@ -25,6 +26,10 @@ gate        read the round folders in the given order and decide: prints the
   --out FILE         also write the record to FILE, atomically (G28: an
                      existing FILE must be a review-gate/v1 record; its
                      sha256 becomes previous_gate_digest)
+  --sarif FILE       also write the findings of the gated rounds as SARIF
+                     2.1.0 to FILE, atomically, for code hosts (one run per
+                     reviewer; closed findings suppressed with their
+                     disposition); an existing FILE must be a SARIF log
 cap-report  per stage the cap, extensions (cause, reason), rounds counted and
             left, reruns, and the growth of the code rounds (G34)
   --format md|json   Markdown (default) or JSON
@@ -34,6 +39,7 @@ written), 70 internal error, 74 I/O error writing --out.
 
 Examples:
   spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login/gate.json
+  spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
   spar-gate cap-report reviews/login --format json
 `
 
@@ -113,7 +119,7 @@ func run(args []string) error {
 }
 
 func runGate(args []string) error {
-	rounds, vals, err := parse(args, "expect-head", "out")
+	rounds, vals, err := parse(args, "expect-head", "out", "sarif")
 	if err != nil {
 		return err
 	}
@@ -130,7 +136,28 @@ func runGate(args []string) error {
 		}
 		opts.Out, opts.PreviousGateDigest = out, prev
 	}
-	rec := gate.Decide(opts)
+	sarifOut, hasSarif := vals["sarif"]
+	if hasSarif {
+		if err := gate.CheckSarifOut(sarifOut, rounds, out); err != nil {
+			return exitcode.New(exitcode.Config, "spar-gate: "+err.Error())
+		}
+	}
+	var rec *gate.Record
+	if hasSarif {
+		var log sarif.Log
+		if rec, log, err = gate.Export(opts); err != nil {
+			return exitcode.New(exitcode.Internal, "spar-gate: --sarif: "+err.Error())
+		}
+		sb, err := pipe.MarshalIndent(log)
+		if err != nil {
+			return err
+		}
+		if err := atomic.WriteFile(sarifOut, sb, 0o644); err != nil {
+			return exitcode.New(exitcode.IO, fmt.Sprintf("spar-gate: --sarif %q: %v", sarifOut, err))
+		}
+	} else {
+		rec = gate.Decide(opts)
+	}
 	b, err := pipe.MarshalIndent(rec)
 	if err != nil {
 		return err

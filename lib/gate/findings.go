@@ -7,6 +7,7 @@ import (
 
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/sarif"
 )
 
 // verdict is what the ledger says about one finding.
@@ -180,12 +181,14 @@ func (g *gate) findings(s *seriesData) {
 	for _, it := range items {
 		r, f, v := it.r, it.f, it.v
 		c := g.count(f.Class)
+		g.state(r, f.ID, false)
 		if f.Class == "hardening" || f.Class == "note" {
 			e := r.last[f.ID]
 			if e == nil {
 				c.Open++
 			} else {
 				c.Closed++
+				g.state(r, f.ID, true)
 			}
 			if f.Class == "hardening" && !f.LocationUnreadable && e != nil && e.Disposition == "deferred" && e.Auto {
 				g.rec.AutoDeferred++
@@ -204,6 +207,7 @@ func (g *gate) findings(s *seriesData) {
 		}
 		if res == nil {
 			c.Closed++
+			g.state(r, f.ID, true)
 			continue
 		}
 		c.Open++
@@ -215,6 +219,31 @@ func (g *gate) findings(s *seriesData) {
 		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: %s",
 			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint)
 	}
+}
+
+// state keeps what the gate decided about one finding, for the SARIF export:
+// its last disposition and what the ledger line names, and whether the gate
+// counts it closed.
+func (g *gate) state(r *roundData, id string, closed bool) {
+	m := g.states[r]
+	if m == nil {
+		m = map[string]sarif.State{}
+		g.states[r] = m
+	}
+	st := sarif.State{Closed: closed}
+	if e := r.last[id]; e != nil {
+		st.Disposition = e.Disposition
+		for _, d := range []string{e.Commit, e.Of, e.Evidence, e.To, e.UserQuote} {
+			if strings.TrimSpace(d) != "" {
+				st.Detail = d
+				break
+			}
+		}
+		if e.Auto {
+			st.Detail = "automatic deferral of hardening"
+		}
+	}
+	m[id] = st
 }
 
 func (g *gate) count(class string) *Count {

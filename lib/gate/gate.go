@@ -12,6 +12,7 @@ import (
 	"github.com/jaekit/spar/lib/glob"
 	"github.com/jaekit/spar/lib/growth"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/sarif"
 )
 
 // Options are the arguments of one gate.
@@ -55,9 +56,8 @@ type listedRound struct {
 	dup     bool // listed twice: only the first counts
 }
 
-// Decide reads the rounds and decides. Every problem with the records is a
-// blocked reason in the record; nothing is written.
-func Decide(o Options) *Record {
+// run reads the rounds and decides, keeping what the SARIF export needs.
+func run(o Options) *gate {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -70,7 +70,7 @@ func Decide(o Options) *Record {
 		Growth:             []Growth{},
 		PreviousGateDigest: o.PreviousGateDigest,
 	}
-	g := &gate{opts: o, rec: rec}
+	g := &gate{opts: o, rec: rec, states: map[*roundData]map[string]sarif.State{}}
 	g.collect()
 	g.decide()
 	if len(rec.Reasons) == 0 {
@@ -79,14 +79,21 @@ func Decide(o Options) *Record {
 		rec.State = Blocked
 	}
 	rec.DecidedAt = now().UTC().Format(time.RFC3339)
-	return rec
+	return g
 }
+
+// Decide reads the rounds and decides. Every problem with the records is a
+// blocked reason in the record; nothing is written.
+func Decide(o Options) *Record { return run(o).rec }
 
 type gate struct {
 	opts   Options
 	rec    *Record
 	series []*seriesData
 	listed []*listedRound
+	// states is what the gate decided about each finding of each listed,
+	// published round: the SARIF export's suppressions.
+	states map[*roundData]map[string]sarif.State
 }
 
 // reason adds one blocked reason. It is one line: a control character that

@@ -1,0 +1,100 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/recordpath"
+
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/sarif"
+)
+
+// Export decides like Decide and also returns the SARIF log of the listed,
+// published rounds (docs/pipeline.md "SARIF export"): every finding with the
+// state the gate gave it, so a closed finding is suppressed with its
+// disposition as the justification. A round the gate could not read is not
+// in the log; the gate record's reasons name it.
+func Export(o Options) (*Record, sarif.Log, error) {
+	g := run(o)
+	var rounds []sarif.Round
+	for _, l := range g.listed {
+		r := l.data
+		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+			continue
+		}
+		rec, f, err := round.Load(r.abs)
+		if err != nil {
+			return nil, sarif.Log{}, fmt.Errorf("%s: %v", l.display, err)
+		}
+		rounds = append(rounds, sarif.Round{
+			Series:   filepath.Base(l.series.abs),
+			Record:   rec,
+			Findings: f.Findings,
+			States:   g.states[r],
+		})
+	}
+	return g.rec, sarif.Export(rounds), nil
+}
+
+// CheckSarifOut refuses a --sarif path that would damage records: inside a
+// given round folder, a series' extensions.jsonl, the same file as --out, an
+// existing file that is not a regular file or not a SARIF log, or a path
+// whose folder does not exist. Unlike --out it need not be ignored by git
+// (G28 is for records; a SARIF log is an export meant to be uploaded).
+func CheckSarifOut(path string, rounds []string, out string) error {
+	if strings.TrimSpace(path) == "" {
+		return fmt.Errorf("--sarif %q: empty path", path)
+	}
+	real, err := recordpath.Resolve(path)
+	if err != nil {
+		return fmt.Errorf("--sarif %q: %v", path, err)
+	}
+	for _, r := range rounds {
+		dir, err := recordpath.Resolve(r)
+		if err != nil {
+			continue
+		}
+		if within(real, dir) {
+			return fmt.Errorf("--sarif %q is inside the round folder %q", path, r)
+		}
+		if real == filepath.Join(filepath.Dir(dir), round.ExtensionFile) {
+			return fmt.Errorf("--sarif %q is the series' %s", path, round.ExtensionFile)
+		}
+	}
+	if out != "" {
+		if o, err := recordpath.Resolve(out); err == nil && o == real {
+			return fmt.Errorf("--sarif %q is the same file as --out", path)
+		}
+	}
+	fi, err := os.Stat(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		if pfi, perr := os.Stat(filepath.Dir(real)); perr != nil || !pfi.IsDir() {
+			return fmt.Errorf("--sarif %q: the folder %q does not exist", path, filepath.Dir(path))
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--sarif %q: %v", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("--sarif %q exists and is not a regular file", path)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		return fmt.Errorf("--sarif %q: %v", path, err)
+	}
+	var head struct {
+		Version string `json:"version"`
+		Runs    []any  `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil || head.Version != sarif.Version || head.Runs == nil {
+		return fmt.Errorf("--sarif %q exists and is not a SARIF %s log; spar gate replaces only an earlier SARIF log", path, sarif.Version)
+	}
+	return nil
+}
