@@ -63,32 +63,27 @@ func LoadTree(dir, commit string) (*Tree, error) {
 	return parseTree(commit, out)
 }
 
-func parseTree(commit string, out []byte) (*Tree, error) {
-	n := bytes.Count(out, []byte{0})
+func parseTree(commit string, raw []byte) (*Tree, error) {
+	// One string for the whole listing: every path and object ID is a
+	// substring of it, not an allocation of its own.
+	out := string(raw)
+	n := strings.Count(out, "\x00")
 	t := &Tree{Commit: commit, blobs: make(map[string]Blob, n), dirs: make(map[string]struct{}, n/8+1), gitlinks: map[string]struct{}{}}
 	for len(out) > 0 {
-		i := bytes.IndexByte(out, 0)
-		if i < 0 {
-			i = len(out)
-		}
-		rec := out[:i]
-		if i < len(out) {
-			out = out[i+1:]
-		} else {
-			out = nil
-		}
+		rec, rest, _ := strings.Cut(out, "\x00")
+		out = rest
 		// <mode> SP <type> SP <object> TAB <path>
-		tab := bytes.IndexByte(rec, '\t')
-		sp1 := bytes.IndexByte(rec, ' ')
+		tab := strings.IndexByte(rec, '\t')
+		sp1 := strings.IndexByte(rec, ' ')
 		sp2 := -1
-		if sp1 >= 0 {
-			sp2 = bytes.LastIndexByte(rec[:max(tab, 0)], ' ')
+		if sp1 >= 0 && tab >= 0 {
+			sp2 = strings.LastIndexByte(rec[:tab], ' ')
 		}
 		if tab < 0 || sp1 < 0 || sp2 <= sp1 {
 			return nil, fmt.Errorf("git ls-tree %s: unreadable entry %q", commit, rec)
 		}
 		var m Mode
-		switch string(rec[:sp1]) {
+		switch rec[:sp1] {
 		case "100644":
 			m = Regular
 		case "100755":
@@ -98,14 +93,13 @@ func parseTree(commit string, out []byte) (*Tree, error) {
 		case "160000":
 			// A submodule is not in the copy: neither a location target nor
 			// a contract link target, and it adds no folder above it.
-			t.gitlinks[string(rec[tab+1:])] = struct{}{}
+			t.gitlinks[rec[tab+1:]] = struct{}{}
 			continue
 		default:
 			return nil, fmt.Errorf("git ls-tree %s: unknown mode %s", commit, rec[:sp1])
 		}
-		id := string(rec[sp2+1 : tab])
-		p := string(rec[tab+1:])
-		t.blobs[p] = Blob{Mode: m, ID: id}
+		p := rec[tab+1:]
+		t.blobs[p] = Blob{Mode: m, ID: rec[sp2+1 : tab]}
 		for j := strings.LastIndexByte(p, '/'); j > 0; j = strings.LastIndexByte(p[:j], '/') {
 			if _, ok := t.dirs[p[:j]]; ok {
 				break // every folder above it is there already
