@@ -58,9 +58,16 @@ check)
 	doc=$1 from=$2 dir=$3
 	base=$(basename -- "$doc")
 	# Every shown or run NAME of this guide in the scripts.
-	used=$(cat "$dir"/*.txtar | awk -v doc="$base" '
-		{ for (i = 1; i < NF; i++) if (($i == "show" || $i == "run") && $(i + 1) ~ ("/" doc "$")) print $(i + 2) }
-	' | sort -u)
+	# A script names the guide by a path ending in /DOC, or by a variable
+	# it set to one (`env NAME=…/DOC`, then $NAME).
+	used=$(awk -v doc="$base" '
+		FNR == 1 { split("", alias) }
+		$1 == "env" && index($2, "=") {
+			v = $2; n = substr(v, 1, index(v, "=") - 1); v = substr(v, index(v, "=") + 1)
+			if (v ~ ("/" doc "$")) alias["$" n] = 1
+		}
+		{ for (i = 1; i < NF; i++) if (($i == "show" || $i == "run") && ($(i + 1) ~ ("/" doc "$") || ($(i + 1) in alias))) print $(i + 2) }
+	' "$dir"/*.txtar | sort -u)
 	GUIDE_USED=$used awk -v from="$from" -v doc="$doc" '
 		BEGIN {
 			on = (from == "")
