@@ -156,7 +156,17 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	if rec.DryRun {
 		return nil, refused("round %q is a dry run: no reviewer result is recorded in it", a.round)
 	}
-	if len(rec.Reviewers) == 0 {
+	// A round spar-record never recorded (spar run stopped before
+	// recording) is not a round to add to: it was not counted, and another
+	// round may have taken its place in the cap. A recording cut short
+	// (round.json rewritten by spar-record, run_status set) may be redone.
+	recorded := rec.FinishedAt != nil
+	for _, r := range rec.Reviewers {
+		if r.RunStatus != "" {
+			recorded = true
+		}
+	}
+	if !recorded {
 		return nil, refused("round %q stopped before recording findings; run a new round", a.round)
 	}
 	// G20: literal comparison with the round's reviewers.
@@ -309,8 +319,8 @@ func unfence(s string) string {
 
 const verdictUsage = `usage: spar-record verdict ROUND
 
-Prints where a recorded round is and its verdict line (the first line of
-its summary). A round that stopped before recording is refused (65).
+Prints where a recorded round is and its verdict line (the verdict line of
+its summary.md). A round that stopped before recording is refused (65).
 
 Exit codes: 0 printed, 64 usage error, 65 refused.
 
