@@ -1,48 +1,121 @@
 #!/bin/sh
-# make demo: spar on the bundled example repository (testdata/demo/base).
-# Until the later stages land this shows what exists: `spar config` on the
-# example, with a user configuration of its own so that yours is not read.
-# Every command is printed before it runs.
+# make demo: a whole review round on the bundled example, offline.
+#
+# The example (testdata/demo/) is a small Go project with rules in AGENTS.md,
+# acceptance criteria with AC- IDs and a change that adds link expiry: it
+# compares the token with != (a real defect against rule 1) and adds a test
+# in the check paths that can never fail (rule 2). Two reviewers of the
+# `command` preset run the example reviewer (examples/spar-example-reviewer),
+# which reads the packet and the read-only workspace and reports what it finds
+# in the code. The gate blocks; the change is fixed, the findings are
+# triaged, a second round reviews the fix, and the gate passes.
+#
+# Every command is printed before it runs, so the demo teaches the commands.
 set -eu
 
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/spar-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+# SPAR_DEMO_DIR names the folder to work in (kept afterwards); otherwise a
+# temporary folder, removed at the end unless SPAR_DEMO_KEEP is set.
+if [ -n "${SPAR_DEMO_DIR:-}" ]; then
+	work=$SPAR_DEMO_DIR
+	mkdir -p "$work"
+	SPAR_DEMO_KEEP=1
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/spar-demo.XXXXXX")
+fi
+if [ -z "${SPAR_DEMO_KEEP:-}" ]; then
+	trap 'rm -rf "$work"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+fi
 
+say() { printf '\n## %s\n\n' "$*"; }
 run() {
 	printf '$ %s\n' "$*"
 	"$@"
 }
+# run_status: like run, but a non-zero exit is shown, not fatal.
+run_status() {
+	printf '$ %s\n' "$*"
+	set +e
+	"$@"
+	rc=$?
+	set -e
+	printf '(exit status %d)\n' "$rc"
+}
 
-repo=$work/example
-mkdir -p "$repo"
-cp -R "$here/base/." "$repo/"
-
-# A git repository with one commit, isolated from the user's git settings.
+# Isolated from the user's git and spar settings.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 export GIT_AUTHOR_NAME='spar demo' GIT_AUTHOR_EMAIL='demo@example.invalid'
 export GIT_COMMITTER_NAME='spar demo' GIT_COMMITTER_EMAIL='demo@example.invalid'
-run git -C "$repo" init -q
-run git -C "$repo" add -A
-run git -C "$repo" commit -q -m 'example: base'
+unset CLEAN_REVIEW_CONFIG XDG_CONFIG_HOME 2>/dev/null || true
 
-# The demo's own user configuration (spar-config.en.md §1, source 1).
+repo=$work/loginlink
+mkdir -p "$repo"
+cp -R "$here/base/." "$repo/"
+printf 'reviews/\n' >"$repo/.gitignore"
+
+say "The example repository: a base commit, and the change to review"
+cd "$repo"
+run git init -q -b main
+run git add -A
+run git commit -q -m 'login links'
+run git tag base
+cp -R "$here/change/." "$repo/"
+run git commit -q -am 'login links expire after 15 minutes (AC-2)'
+run git tag change
+run git --no-pager diff --stat base change
+
+say "The user configuration: two reviewers of the command preset"
 cat >"$work/spar.toml" <<'TOML'
-timeout_seconds = 600
+timeout_seconds = 120
 
 [[reviewers]]
-preset = "claude"
-allowed_models = ["opus", "sonnet"]
+name = "rules"
+preset = "command"
+argv = ["spar-example-reviewer", "--packet", "{prompt}", "--workspace", "{workspace}", "--focus", "rules"]
 
 [[reviewers]]
-name = "native"
-preset = "native"
+name = "checks"
+preset = "command"
+argv = ["spar-example-reviewer", "--packet", "{prompt}", "--workspace", "{workspace}", "--focus", "checks"]
 TOML
 export SPAR_CONFIG="$work/spar.toml"
-unset CLEAN_REVIEW_CONFIG 2>/dev/null || true
-printf '$ cat %s\n' "$SPAR_CONFIG"
-cat "$SPAR_CONFIG"
+run cat "$SPAR_CONFIG"
+run cat .jaekit/spar.toml
+run spar config --reviewers rules
 
-run spar config --repo "$repo"
-run spar config --repo "$repo" --reviewers native
-run spar config --repo "$repo" --model claude=sonnet --effort claude=medium
+say "Round 1: the reviewers attack the change"
+run spar run --stage code --base base --head change --criteria docs/criteria.md --out reviews/login-link/code-1
+run cat reviews/login-link/code-1/summary.md
+
+say "The gate blocks: each reason says what clears it"
+run_status spar gate reviews/login-link/code-1
+
+say "Fix the change: constant-time comparison, and a test that can fail"
+cp -R "$here/fix/." "$repo/"
+run git commit -q -am 'compare tokens in constant time; the expiry test asserts'
+run git tag fix
+
+say "Triage: each defect is fixed by that commit, with the check that proves it"
+run spar triage reviews/login-link/code-1 rules-F1 --as fixed --commit fix \
+	--failed-before 'TestVerifyOnce passed while Verify compared the token with !=' \
+	--passed-after 'Verify uses subtle.ConstantTimeCompare; rules reviewer reports nothing in code-2'
+run spar triage reviews/login-link/code-1 checks-F1 --as fixed --commit fix \
+	--failed-before 'TestLinkExpires passed with the expiry check removed' \
+	--passed-after 'TestLinkExpires fails when Verify accepts a 16-minute-old link'
+
+say "Round 2: the fix is reviewed too (the gate checks the latest head)"
+run spar run --stage code --base base --head fix --criteria docs/criteria.md --out reviews/login-link/code-2
+run cat reviews/login-link/code-2/summary.md
+
+say "The gate passes; the findings go to code hosts as SARIF"
+run spar gate reviews/login-link/code-1 reviews/login-link/code-2 --expect-head fix \
+	--out reviews/login-link/gate.json --sarif reviews/login-link/spar.sarif
+run spar cap-report reviews/login-link
+
+if [ -n "${SPAR_DEMO_KEEP:-}" ]; then
+	printf '\nThe demo is kept in %s.\n' "$work"
+else
+	printf '\nThe demo ran in %s and is removed now (SPAR_DEMO_KEEP=1 keeps it).\n' "$work"
+fi
