@@ -6,20 +6,14 @@
 package main
 
 import (
-	_ "embed"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/jaekit/spar/lib/classify"
-	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/pipe"
 )
-
-//go:embed envelope.schema.json
-var schema []byte
 
 const usageText = `usage: spar-classify < envelope.json > envelope.json
 
@@ -59,32 +53,5 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) > 0 {
 		return exitcode.New(exitcode.Usage, fmt.Sprintf("spar-classify: unknown argument %q\n%s", args[0], usageText))
 	}
-	env, err := pipe.Read("classify", stdin, schema)
-	if err != nil {
-		return err
-	}
-	var r envelope.Run
-	var results []envelope.Result
-	if err := env.Get("run", &r); err != nil {
-		return stdinErr("/run", err.Error())
-	}
-	if err := env.Get("results", &results); err != nil {
-		return stdinErr("/results", err.Error())
-	}
-	findings, err := classify.Classify(&r, results)
-	var ie *classify.InputError
-	if errors.As(err, &ie) {
-		return stdinErr(ie.Where, ie.What)
-	}
-	if err != nil {
-		return err
-	}
-	if err := env.Set("findings", findings); err != nil {
-		return err
-	}
-	return env.Write(stdout)
-}
-
-func stdinErr(where, what string) error {
-	return exitcode.New(exitcode.Config, fmt.Sprintf("spar-classify: stdin: %s: %s", where, what))
+	return classify.Stage(stdin, stdout)
 }

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -292,5 +293,24 @@ func BenchmarkIndex(b *testing.B) {
 		if _, err := NewIndex(run); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkStage is everything spar-classify does for one round: read and
+// validate the envelope, classify, write the envelope back.
+func BenchmarkStage(b *testing.B) {
+	run := benchRepo(b)
+	for _, n := range []int{1000, 10000} {
+		env, err := json.Marshal(map[string]any{"schema": "spar-pipe/v1", "run": run, "results": benchResults(n)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("findings=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := Stage(bytes.NewReader(env), io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
