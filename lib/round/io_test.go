@@ -1,0 +1,125 @@
+package round
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeRound(t *testing.T, dir, findings string, finished bool, sum string) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	if findings != "" {
+		os.WriteFile(filepath.Join(dir, FindingsFile), []byte(findings), 0o644)
+	}
+	rec := Record{Schema: Schema, Name: filepath.Base(dir)}
+	if finished {
+		at := "2026-01-02T03:04:05Z"
+		rec.FinishedAt, rec.FindingsSHA256 = &at, &sum
+	}
+	if err := WriteJSON(filepath.Join(dir, RoundFile), rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// G29/G32 and DESIGN.md §4: a reader accepts a round only when round.json
+// has finished_at and findings.json has the sha256 round.json names;
+// anything else is a round that stopped before recording, and a record that
+// is not review-round/v1 is unreadable.
+func TestG29_Load(t *testing.T) {
+	base := t.TempDir()
+	fs := `{"schema":"review-round/v1","round":"r","findings":[]}` + "\n"
+	ok := filepath.Join(base, "ok")
+	writeRound(t, ok, fs, true, SHA256([]byte(fs)))
+	if _, f, err := Load(ok); err != nil || f.Round != "r" {
+		t.Fatalf("finished round: %v", err)
+	}
+	for name, c := range map[string]struct {
+		findings string
+		finished bool
+		sum      string
+	}{
+		"no finished_at":               {fs, false, ""},
+		"findings.json missing":        {"", true, SHA256([]byte(fs))},
+		"another recording's findings": {fs, true, SHA256([]byte("other"))},
+	} {
+		dir := filepath.Join(base, strings.ReplaceAll(name, " ", "-"))
+		writeRound(t, dir, c.findings, c.finished, c.sum)
+		if _, _, err := Load(dir); !errors.Is(err, ErrUnfinished) {
+			t.Errorf("%s: %v, want ErrUnfinished", name, err)
+		}
+	}
+	bad := filepath.Join(base, "bad")
+	os.MkdirAll(bad, 0o755)
+	for _, content := range []string{`{"schema":"review-round/v2"}`, `not json`, `{"schema":"review-round/v1"} {}`} {
+		os.WriteFile(filepath.Join(bad, RoundFile), []byte(content), 0o644)
+		if _, _, err := Load(bad); err == nil || errors.Is(err, ErrUnfinished) {
+			t.Errorf("%q: %v, want an unreadable record", content, err)
+		}
+	}
+	if _, _, err := Load(filepath.Join(base, "missing")); err == nil || errors.Is(err, ErrUnfinished) {
+		t.Errorf("missing round: %v", err)
+	}
+	// findings.json with the right sha256 but another schema is unreadable.
+	other := `{"schema":"x/v1","round":"r","findings":[]}`
+	dir := filepath.Join(base, "other-schema")
+	writeRound(t, dir, other, true, SHA256([]byte(other)))
+	if _, _, err := Load(dir); err == nil || errors.Is(err, ErrUnfinished) {
+		t.Errorf("findings schema: %v", err)
+	}
+}
+
+func TestG32_LedgerPartialLastLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, LedgerFile), []byte(`{"finding":"a-F1","disposition":"deferred","auto":true,"at":"x"}`+"\n"+`{"finding":"a-F2","dispo`), 0o644)
+	l, err := ReadLedger(dir)
+	if err != nil || len(l) != 1 || l[0].Finding != "a-F1" || !l[0].Auto {
+		t.Fatalf("%+v %v", l, err)
+	}
+	os.WriteFile(filepath.Join(dir, LedgerFile), []byte("{\"finding\":\"a-F1\"}\n"), 0o644)
+	if _, err := ReadLedger(dir); err == nil {
+		t.Fatal("a line without disposition read")
+	}
+	os.WriteFile(filepath.Join(dir, LedgerFile), []byte("nope\n"), 0o644)
+	if _, err := ReadLedger(dir); err == nil {
+		t.Fatal("a line that is not JSON read")
+	}
+	if l, err := ReadLedger(t.TempDir()); err != nil || len(l) != 0 {
+		t.Fatalf("missing ledger: %v %v", l, err)
+	}
+}
+
+func TestG32_ExtensionsWithoutCause(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ExtensionFile), []byte(`{"stage":"plan","by":1,"at":"x"}`+"\n"+`{"stage":"code","by":2,"cause":"churn","reason":"r","at":"y"}`+"\n"), 0o644)
+	e, err := ReadExtensions(dir)
+	if err != nil || len(e) != 2 || e[0].Cause != "" || e[1].By != 2 {
+		t.Fatalf("%+v %v", e, err)
+	}
+	os.WriteFile(filepath.Join(dir, ExtensionFile), []byte(`{"stage":"code","by":0,"at":"x"}`+"\n"), 0o644)
+	if _, err := ReadExtensions(dir); err == nil {
+		t.Fatal("by 0 read")
+	}
+}
+
+func TestListRoundsOrder(t *testing.T) {
+	s := t.TempDir()
+	for _, r := range []struct{ name, started string }{{"b", "2"}, {"a", "2"}, {"c", "1"}} {
+		os.MkdirAll(filepath.Join(s, r.name), 0o755)
+		WriteJSON(filepath.Join(s, r.name, RoundFile), Record{Schema: Schema, StartedAt: r.started})
+	}
+	os.MkdirAll(filepath.Join(s, "no-round"), 0o755)
+	got, err := ListRounds(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range got {
+		names = append(names, filepath.Base(d))
+	}
+	if strings.Join(names, ",") != "c,a,b" {
+		t.Fatalf("%v", names)
+	}
+}
