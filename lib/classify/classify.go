@@ -124,13 +124,17 @@ func (ix *Index) classify(items []entry) ([]envelope.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	heads := make(map[string]headFile, len(blobs))
+	for id, b := range blobs {
+		heads[id] = headFile{count: gitx.CountLines(b), lines: gitx.Lines(b)}
+	}
 	out := make([]envelope.Finding, 0, len(items))
 	for i := range items {
 		it := &items[i]
 		var l Link
 		switch it.LinkKind {
 		case "rule", "contract":
-			l = targets[i].confirm(it.LinkKind, blobs)
+			l = targets[i].confirm(it.LinkKind, heads)
 		case "criterion":
 			l = ix.confirmCriterion(it.Link)
 		default:

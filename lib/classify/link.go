@@ -83,9 +83,16 @@ func (ix *Index) linkTargetOf(kind string, r ref.Ref) linkTarget {
 	return t
 }
 
-// confirm checks the lines of a link target. blobs holds the contents of
-// the head files that links name (read once per document).
-func (t linkTarget) confirm(kind string, blobs map[string][]byte) Link {
+// headFile is a head file a contract link cites with lines: its line count
+// and lines, computed once per blob however many links cite it.
+type headFile struct {
+	count int
+	lines []string
+}
+
+// confirm checks the lines of a link target. heads holds the head files
+// that links cite with lines, by blob ID.
+func (t linkTarget) confirm(kind string, heads map[string]headFile) Link {
 	if t.why != "" {
 		return Link{Why: t.why}
 	}
@@ -94,8 +101,8 @@ func (t linkTarget) confirm(kind string, blobs map[string][]byte) Link {
 	if t.doc != nil {
 		name, count, lines = t.doc.Name, t.doc.LineCount, t.doc.Lines
 	} else {
-		b := blobs[t.blob.ID]
-		name, count, lines = t.path, gitx.CountLines(b), gitx.Lines(b)
+		h := heads[t.blob.ID]
+		name, count, lines = t.path, h.count, h.lines
 	}
 	what := "rule document " + quote(name)
 	if t.doc == nil {
