@@ -344,6 +344,9 @@ func TestEnvelopeFaults(t *testing.T) {
 		{"unknown finding key", edit(func(m map[string]any) { item(m)["extra"] = "x" }), "/results/0/result/findings/0"},
 		{"finding value not a string", edit(func(m map[string]any) { item(m)["claim"] = 3 }), "/results/0/result/findings/0"},
 		{"class outside the enumeration", edit(func(m map[string]any) { item(m)["proposed_class"] = "bug" }), "/results/0/result/findings/0/proposed_class"},
+		{"reviewer twice", edit(func(m map[string]any) {
+			m["results"] = append(m["results"].([]any), map[string]any{"reviewer": "a", "status": "failed", "result": nil})
+		}), "/results/1/reviewer"},
 		{"document lines short", edit(func(m map[string]any) {
 			m["run"].(map[string]any)["documents"].([]any)[0].(map[string]any)["line_count"] = 50
 		}), "/run/documents/0/lines"},

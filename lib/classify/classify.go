@@ -68,7 +68,14 @@ type entry struct {
 
 func decode(results []envelope.Result) ([]entry, error) {
 	var out []entry
+	seen := map[string]bool{}
 	for ri, res := range results {
+		// Finding IDs are <reviewer>-F<n>: a name twice would give two
+		// findings one ID.
+		if seen[res.Reviewer] {
+			return nil, &InputError{fmt.Sprintf("/results/%d/reviewer", ri), fmt.Sprintf("%q appears twice", res.Reviewer)}
+		}
+		seen[res.Reviewer] = true
 		if res.Status != "completed" {
 			continue
 		}
