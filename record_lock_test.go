@@ -95,7 +95,7 @@ func TestG33_RunHoldsTheLockUntilRecorded(t *testing.T) {
 
 	run := exec.Command(filepath.Join(binDir, "spar"), "run", "--stage", "code", "--base", base, "--head", head, "--out", filepath.Join(series, "code-1"))
 	run.Dir = repo
-	run.Env = append(environ, "SPAR_RECORD_PAUSE=400ms")
+	run.Env = append(environ, "SPAR_RECORD_PAUSE=200ms")
 	stderr, _ := run.StderrPipe()
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
