@@ -9,8 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
 )
+
+func envelopeReviewer(preset, binary string, model *string, timeout int) envelope.Reviewer {
+	return envelope.Reviewer{Name: preset, Preset: preset, Binary: &binary, Model: model, TimeoutSeconds: timeout}
+}
 
 func TestG14_Resolve(t *testing.T) {
 	dir := t.TempDir()
@@ -202,5 +207,44 @@ func TestStopAll(t *testing.T) {
 	pid, _ := os.ReadFile(pidfile)
 	if len(pid) == 0 || alive(string(pid)) {
 		t.Errorf("grandchild %q still runs", pid)
+	}
+}
+
+// G19: the attempt's limit covers the version check, which itself takes at
+// most VersionLimit.
+func TestG19_VersionCheckInsideTheLimit(t *testing.T) {
+	old := VersionLimit
+	VersionLimit = 500 * time.Millisecond
+	defer func() { VersionLimit = old }()
+	dir := t.TempDir()
+	slow := filepath.Join(dir, "slow")
+	os.WriteFile(slow, []byte("#!/bin/sh\nsleep 30\n"), 0o755)
+	m := "m"
+	mk := func(timeout int) Reviewer {
+		rd := filepath.Join(t.TempDir(), "r")
+		os.Mkdir(rd, 0o755)
+		return Reviewer{
+			Config:    envelopeReviewer("claude", slow, &m, timeout),
+			Dir:       rd,
+			Workspace: dir,
+		}
+	}
+	// The version check runs past its own 30 s (here 0.5 s) inside the limit.
+	run := Run(mk(5), nil)
+	if run.Status != Failed || run.Reason != "version check slow --version did not finish within 500ms" {
+		t.Errorf("%s: %s", run.Status, run.Reason)
+	}
+	// The attempt's limit runs out first.
+	VersionLimit = 30 * time.Second
+	start := time.Now()
+	run = Run(mk(1), nil)
+	if run.Status != TimedOut || run.Reason != "no result within the time limit of 1 s (the version check did not finish)" {
+		t.Errorf("%s: %s", run.Status, run.Reason)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("took %v", time.Since(start))
+	}
+	if len(run.Attempts) != 1 || run.Attempts[0].ExitCode != nil {
+		t.Errorf("%+v", run.Attempts)
 	}
 }
