@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -150,6 +151,14 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	if err != nil {
 		return nil, refused("round %q: %v", a.round, err)
 	}
+	// config goes on exactly as round.json keeps it (spar-config.en.md §4:
+	// rewriting an older round does not add choices).
+	var raw struct {
+		Config json.RawMessage `json:"config"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, round.RoundFile)); err != nil || json.Unmarshal(b, &raw) != nil || len(raw.Config) == 0 {
+		return nil, refused("round %q: %s has no config", a.round, round.RoundFile)
+	}
 	if _, _, err := round.Load(dir); err != nil && !errors.Is(err, round.ErrUnfinished) {
 		return nil, refused("round %q: %v", a.round, err)
 	}
@@ -278,7 +287,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 		key string
 		v   any
 	}{
-		{"config", rec.Config},
+		{"config", raw.Config},
 		{"run", envelope.Run{
 			Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
 			Out: dir, Series: series, Name: filepath.Base(dir), DryRun: rec.DryRun,

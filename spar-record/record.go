@@ -65,19 +65,28 @@ func ioError(path string, err error) error {
 	return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %s: %v", path, err))
 }
 
+// recordJSON is round.json with `config` exactly as the envelope carries
+// it: spar-config.en.md §4, a round written before a field of the record
+// existed (choices) does not get it when it is rewritten (spar record).
+type recordJSON struct {
+	*round.Record
+	Config json.RawMessage `json:"config"`
+}
+
 // input is the envelope spar-record reads.
 type input struct {
-	Config   envelope.Config
-	Run      envelope.Run
-	Packet   envelope.Packet
-	Round    envelope.Round
-	Runs     []envelope.ReviewerRun
-	Results  []envelope.Result
-	Findings []envelope.Finding
+	RawConfig json.RawMessage
+	Config    envelope.Config
+	Run       envelope.Run
+	Packet    envelope.Packet
+	Round     envelope.Round
+	Runs      []envelope.ReviewerRun
+	Results   []envelope.Result
+	Findings  []envelope.Finding
 }
 
 func decode(env *pipe.Envelope) (*input, error) {
-	in := &input{}
+	in := &input{RawConfig: env.Raw("config")}
 	for _, k := range []struct {
 		key string
 		v   any
@@ -204,7 +213,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 
 	// 2. round.json, not published.
 	pauseBefore(stderr, round.RoundFile+" (unpublished)")
-	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), rec); err != nil {
+	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), recordJSON{rec, in.RawConfig}); err != nil {
 		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
 	}
 
@@ -270,7 +279,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	sum := round.SHA256(fb)
 	rec.FinishedAt, rec.FindingsSHA256 = &fin, &sum
 	pauseBefore(stderr, round.RoundFile)
-	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), rec); err != nil {
+	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), recordJSON{rec, in.RawConfig}); err != nil {
 		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
 	}
 	written = append(written, round.RoundFile)
