@@ -7,10 +7,12 @@ package spar_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,5 +125,96 @@ func TestG33_RunHoldsTheLockUntilRecorded(t *testing.T) {
 	}
 	if err := run.Wait(); err != nil {
 		t.Fatalf("spar run: %v", err)
+	}
+}
+
+// G33 and DESIGN.md §4: concurrent `spar run`s on one series take the cap
+// decision one at a time, each after the previous one recorded: with a code
+// cap of 2, four runs give exactly two counted rounds (numbers 1 and 2) and
+// two refusals.
+func TestG33_ConcurrentRunsRespectTheCap(t *testing.T) {
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	gitRun := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	os.MkdirAll(filepath.Join(repo, ".jaekit"), 0o755)
+	gitRun("init", "-q")
+	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("reviews/\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".jaekit", "spar.toml"), []byte("[caps]\ncode = 2\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
+	gitRun("add", "-A")
+	gitRun("commit", "-q", "-m", "base")
+	base := gitRun("rev-parse", "HEAD")
+	var heads []string
+	for i := 0; i < 4; i++ {
+		os.WriteFile(filepath.Join(repo, "a.txt"), []byte(strings.Repeat("b", i+1)+"\n"), 0o644)
+		gitRun("commit", "-q", "-am", "head")
+		heads = append(heads, gitRun("rev-parse", "HEAD"))
+	}
+	os.WriteFile(filepath.Join(work, "spar.toml"), []byte("[[reviewers]]\npreset = \"native\"\n"), 0o644)
+	series := filepath.Join(repo, "reviews", "s")
+	environ := append(os.Environ(), "SPAR_CONFIG="+filepath.Join(work, "spar.toml"), "SPAR_RECORD_PAUSE=30ms",
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	type result struct {
+		code   int
+		stderr string
+	}
+	results := make([]result, len(heads))
+	var wg sync.WaitGroup
+	for i, h := range heads {
+		wg.Add(1)
+		go func(i int, h string) {
+			defer wg.Done()
+			cmd := exec.Command(filepath.Join(binDir, "spar"), "run", "--stage", "code", "--base", base, "--head", h,
+				"--out", filepath.Join(series, fmt.Sprintf("code-%d", i)))
+			cmd.Dir = repo
+			cmd.Env = environ
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			results[i] = result{cmd.ProcessState.ExitCode(), stderr.String()}
+			if err != nil && cmd.ProcessState == nil {
+				t.Error(err)
+			}
+		}(i, h)
+	}
+	wg.Wait()
+	ok, refused := 0, 0
+	for i, r := range results {
+		switch r.code {
+		case 0:
+			ok++
+		case 65:
+			refused++
+			if !strings.Contains(r.stderr, "refused: stage \"code\": this would be counted round 3 and the limit is 2") {
+				t.Errorf("run %d: %s", i, r.stderr)
+			}
+		default:
+			t.Errorf("run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+	if ok != 2 || refused != 2 {
+		t.Fatalf("%d recorded, %d refused; want 2 and 2: %+v", ok, refused, results)
+	}
+	numbers := map[int]bool{}
+	dirs, _ := round.ListRounds(series)
+	for _, d := range dirs {
+		rec, _, err := round.Load(d)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		numbers[rec.Cap.Number] = true
+	}
+	if len(dirs) != 2 || !numbers[1] || !numbers[2] {
+		t.Fatalf("rounds %v, numbers %v", dirs, numbers)
 	}
 }
