@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/jaekit/spar/lib/atomic"
@@ -170,6 +171,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if err != nil {
 		return nil, err
 	}
+	configured := map[string]bool{}
+	for _, r := range rec.Reviewers {
+		configured[r.Name] = true
+	}
 	// A reviewer a rerun kept: spar-exec's round.json names the round where
 	// it completed, also when the run in the envelope does not.
 	for i := range rec.Reviewers {
@@ -191,9 +196,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 	var written []string
 
-	// 1. raw results.
+	// 1. raw results (buildRecord checked every name against G20 and the
+	// configured reviewers, so each is one safe folder name).
 	for _, r := range in.Runs {
-		if r.Result == nil {
+		if r.Result == nil || !configured[r.Reviewer] {
 			continue
 		}
 		name := filepath.Join(r.Reviewer, "result.json")
@@ -323,6 +329,9 @@ type checked struct {
 	Limits          *string           `json:"limits"`
 }
 
+// reviewerName is G20's syntax.
+var reviewerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
 // buildRecord is round.json from the envelope (without finished_at).
 func buildRecord(in *input) (*round.Record, error) {
 	runs := map[string]envelope.ReviewerRun{}
@@ -393,6 +402,10 @@ func buildRecord(in *input) (*round.Record, error) {
 	}
 
 	for _, cr := range in.Config.Reviewers {
+		// G20: the name is a folder of the round; never a path.
+		if !reviewerName.MatchString(cr.Name) {
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: stdin: /config/reviewers: %q is not a reviewer name (G20)", cr.Name))
+		}
 		run, ok := runs[cr.Name]
 		if !ok {
 			return nil, fmt.Errorf("no run for reviewer %q in the envelope", cr.Name)
