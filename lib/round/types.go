@@ -105,11 +105,12 @@ type Reviewer struct {
 }
 
 // AngleItem is one item of angles_checked ({angle, result}) or
-// angles_unchecked ({angle, reason}), as received (G4).
+// angles_unchecked ({angle, reason}), as received (G4): the key the item
+// has is kept, an empty string included.
 type AngleItem struct {
-	Angle  string `json:"angle"`
-	Result string `json:"result,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Angle  string  `json:"angle"`
+	Result *string `json:"result,omitempty"`
+	Reason *string `json:"reason,omitempty"`
 }
 
 // Counts is the number of findings per class.

@@ -184,7 +184,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 				chk = append(chk, a.Angle)
 			}
 			for _, a := range r.AnglesUnchecked {
-				unchk = append(unchk, fmt.Sprintf("%s (%s)", a.Angle, line(a.Reason)))
+				unchk = append(unchk, fmt.Sprintf("%s (%s)", a.Angle, line(strOr(a.Reason, ""))))
 			}
 			w("- angles checked: %s\n", joinOr(chk, "none"))
 			w("- angles unchecked: %s\n", joinOr(unchk, "none"))
