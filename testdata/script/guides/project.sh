@@ -13,7 +13,8 @@ base)
 	mkdir -p "$dir"
 	cp -R "$here/project/base/." "$dir/"
 	cd "$dir"
-	git init -q -b main
+	git init -q
+	git symbolic-ref HEAD refs/heads/main
 	git add -A
 	git commit -q -m 'login links: one use, constant-time compare'
 	;;
