@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -66,12 +67,48 @@ func ioError(path string, err error) error {
 	return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %s: %v", path, err))
 }
 
-// recordJSON is round.json with `config` exactly as the envelope carries
-// it: spar-config.en.md §4, a round written before a field of the record
-// existed (choices) does not get it when it is rewritten (spar record).
-type recordJSON struct {
-	*round.Record
-	Config json.RawMessage `json:"config"`
+// writeRecord writes round.json with `config` exactly as the envelope
+// carries it, in its place: spar-config.en.md §4, a round written before a
+// field of the record existed (choices) does not get it when it is
+// rewritten (spar record).
+func writeRecord(path string, rec *round.Record, rawConfig json.RawMessage) error {
+	b, err := pipe.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for first := true; dec.More(); first = false {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if tok == "config" && len(rawConfig) > 0 {
+			v = rawConfig
+		}
+		if !first {
+			out.WriteByte(',')
+		}
+		k, _ := pipe.Marshal(tok)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	out.WriteByte('}')
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, out.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	ind.WriteByte('\n')
+	return atomic.WriteFile(path, ind.Bytes(), 0o644)
 }
 
 // input is the envelope spar-record reads.
@@ -219,7 +256,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 
 	// 2. round.json, not published.
 	pauseBefore(stderr, round.RoundFile+" (unpublished)")
-	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), recordJSON{rec, in.RawConfig}); err != nil {
+	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
 		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
 	}
 
@@ -285,7 +322,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	sum := round.SHA256(fb)
 	rec.FinishedAt, rec.FindingsSHA256 = &fin, &sum
 	pauseBefore(stderr, round.RoundFile)
-	if err := round.WriteJSON(filepath.Join(dir, round.RoundFile), recordJSON{rec, in.RawConfig}); err != nil {
+	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
 		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
 	}
 	written = append(written, round.RoundFile)
