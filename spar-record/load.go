@@ -26,7 +26,8 @@ transcript F (--transcript). A transcript also gives NAME's warnings (G15)
 and observed model (G12). The other reviewers keep their stored results.
 Pipe the output through spar-check, spar-classify and spar-record.
 
-Refused (65, nothing written): an unreadable round (G32), a dry run, a name
+Refused (65, nothing written): an unreadable round (G32), a round that
+stopped before its first recording, a dry run, a name
 that is not a reviewer of the round (G20), a reviewer that already
 completed there, a round document that changed since the round started
 (DESIGN.md §10), an unreadable --result or transcript (G15).
