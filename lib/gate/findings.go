@@ -286,20 +286,20 @@ var ManyCommits = 16
 // for a commit that does not resolve.
 func Contains(repo, head string, commits []string) map[string]error {
 	out := map[string]error{}
-	var todo []string
+	var pending []string
 	for _, c := range commits {
 		if _, ok := out[c]; !ok {
 			out[c] = errNotAncestor
-			todo = append(todo, c)
+			pending = append(pending, c)
 		}
 	}
 	if head == "" {
-		for _, c := range todo {
+		for _, c := range pending {
 			out[c] = errors.New("the series has no head")
 		}
 		return out
 	}
-	if len(todo) > ManyCommits {
+	if len(pending) > ManyCommits {
 		if b, err := gitx.Git(repo, "rev-list", "--end-of-options", head); err == nil {
 			anc := map[string]bool{}
 			for _, l := range strings.Split(string(b), "\n") {
@@ -307,18 +307,18 @@ func Contains(repo, head string, commits []string) map[string]error {
 					anc[l] = true
 				}
 			}
-			rest := todo[:0]
-			for _, c := range todo {
+			rest := pending[:0]
+			for _, c := range pending {
 				if anc[c] {
 					out[c] = nil
 				} else {
 					rest = append(rest, c)
 				}
 			}
-			todo = rest
+			pending = rest
 		}
 	}
-	for _, c := range todo {
+	for _, c := range pending {
 		out[c] = isAncestor(repo, c, head)
 	}
 	return out
