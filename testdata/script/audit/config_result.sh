@@ -1,0 +1,12 @@
+# config_result.sh [LOCATION [CLASS]]: a reviewer for the audit scripts (a
+# command preset's argv runs it). Prints a valid result of the head commit of
+# $WORK/repo: every angle checked, one finding at LOCATION (default
+# head/main.go:3) proposed as CLASS (default defect), no link. When
+# $AUDIT_STANDPOINT_REPORT is set, its JSON is the standpoint_report.
+set -e
+head=$(git -C "$WORK/repo" rev-parse head)
+loc=${1:-head/main.go:3}
+class=${2:-defect}
+sp=
+if [ -n "${AUDIT_STANDPOINT_REPORT:-}" ]; then sp=",\"standpoint_report\":$AUDIT_STANDPOINT_REPORT"; fi
+printf '{"reviewed_head":"%s","verdict":"blocking_findings","angles_checked":[{"angle":"requirement-counterexample","result":"ok"},{"angle":"side-effects","result":"ok"},{"angle":"design","result":"ok"},{"angle":"premises","result":"ok"},{"angle":"check-validity","result":"ok"}],"angles_unchecked":[],"findings":[{"id":"x1","proposed_class":"%s","angle":"side-effects","location":"%s","claim":"f has no body","failure_scenario":"f() does nothing","evidence":"func f() {}","link_kind":"none","link":"","introduced_by_change":"yes","regression":"yes","check_impact":"none","confidence":"high"}],"limits":""%s}\n' "$head" "$class" "$loc" "$sp"
