@@ -2,11 +2,18 @@
 # command preset's argv runs it). Prints a valid result of the head commit of
 # $WORK/repo: every angle checked, one finding at LOCATION (default
 # head/main.go:3) proposed as CLASS (default defect), no link. When
-# $AUDIT_STANDPOINT_REPORT is set, its JSON is the standpoint_report.
+# $AUDIT_STANDPOINT_REPORT is set, its JSON is the standpoint_report; when
+# $AUDIT_ANGLES is set (a space-separated list), only those angles are in
+# angles_checked.
 set -e
 head=$(git -C "$WORK/repo" rev-parse head)
 loc=${1:-head/main.go:3}
 class=${2:-defect}
 sp=
+angles='{"angle":"requirement-counterexample","result":"ok"},{"angle":"side-effects","result":"ok"},{"angle":"design","result":"ok"},{"angle":"premises","result":"ok"},{"angle":"check-validity","result":"ok"}'
+if [ -n "${AUDIT_ANGLES:-}" ]; then
+	angles=
+	for a in $AUDIT_ANGLES; do angles="$angles${angles:+,}{\"angle\":\"$a\",\"result\":\"ok\"}"; done
+fi
 if [ -n "${AUDIT_STANDPOINT_REPORT:-}" ]; then sp=",\"standpoint_report\":$AUDIT_STANDPOINT_REPORT"; fi
-printf '{"reviewed_head":"%s","verdict":"blocking_findings","angles_checked":[{"angle":"requirement-counterexample","result":"ok"},{"angle":"side-effects","result":"ok"},{"angle":"design","result":"ok"},{"angle":"premises","result":"ok"},{"angle":"check-validity","result":"ok"}],"angles_unchecked":[],"findings":[{"id":"x1","proposed_class":"%s","angle":"side-effects","location":"%s","claim":"f has no body","failure_scenario":"f() does nothing","evidence":"func f() {}","link_kind":"none","link":"","introduced_by_change":"yes","regression":"yes","check_impact":"none","confidence":"high"}],"limits":""%s}\n' "$head" "$class" "$loc" "$sp"
+printf '{"reviewed_head":"%s","verdict":"blocking_findings","angles_checked":[%s],"angles_unchecked":[],"findings":[{"id":"x1","proposed_class":"%s","angle":"side-effects","location":"%s","claim":"f has no body","failure_scenario":"f() does nothing","evidence":"func f() {}","link_kind":"none","link":"","introduced_by_change":"yes","regression":"yes","check_impact":"none","confidence":"high"}],"limits":""%s}\n' "$head" "$angles" "$class" "$loc" "$sp"
