@@ -9,6 +9,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,7 +165,13 @@ type attemptResult struct {
 
 func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	started := time.Now()
-	deadline := started.Add(time.Duration(r.Config.TimeoutSeconds) * time.Second)
+	// A limit past what a time.Duration holds (about 292 years) is no limit
+	// in practice: keep it from wrapping around to a past deadline.
+	secs := int64(r.Config.TimeoutSeconds)
+	if secs > int64(math.MaxInt64/time.Second) {
+		secs = int64(math.MaxInt64 / time.Second)
+	}
+	deadline := started.Add(time.Duration(secs) * time.Second)
 	a := attemptResult{rec: envelope.Attempt{Model: model, Effort: r.Config.Effort, StartedAt: now()}}
 	finish := func(status, reason string) attemptResult {
 		a.rec.Status, a.rec.Reason, a.rec.FinishedAt = status, reason, now()
