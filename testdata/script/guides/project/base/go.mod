@@ -1,3 +1,0 @@
-module example.com/loginlink
-
-go 1.22
