@@ -49,11 +49,15 @@ func ParseArgs(argv []string) (Args, error) {
 	for i := 0; i < len(argv); i++ {
 		arg := argv[i]
 		name, val, hasVal := strings.Cut(arg, "=")
+		if arg == "-h" {
+			a.Help = true
+			continue
+		}
 		if !strings.HasPrefix(name, "--") {
 			return a, usagef("unexpected argument %q", arg)
 		}
 		switch name {
-		case "--help", "-h":
+		case "--help":
 			a.Help = true
 			continue
 		case "--dry-run":
