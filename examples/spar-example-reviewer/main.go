@@ -36,22 +36,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	packet := fs.String("packet", "", "the packet file (spar passes it as {prompt})")
 	workspace := fs.String("workspace", "", "the round's workspace folder with head/ and base/ ({workspace})")
 	focus := fs.String("focus", "all", "which checks to run: rules, checks or all")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `usage: spar-example-reviewer --packet FILE --workspace DIR [--focus rules|checks|all]
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, `usage: spar-example-reviewer --packet FILE --workspace DIR [--focus rules|checks|all]
 
 An example reviewer for spar's command preset. It reads the packet and the
 read-only workspace and prints one JSON result on stdout.
 
 Flags:
 `)
+		fs.SetOutput(w)
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, `
+		fs.SetOutput(stderr)
+		fmt.Fprintf(w, `
 Exit codes: 0 a result was printed, 2 usage error, 1 the packet or workspace
 could not be read.
 
 Example:
   spar-example-reviewer --packet round/packet.md --workspace round/workspace --focus checks
 `)
+	}
+	fs.Usage = func() { usage(stderr) }
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			usage(stdout)
+			return 0
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {

@@ -121,7 +121,7 @@ func TestExampleReviewer_FixedChangeHasNoFindings(t *testing.T) {
 
 func TestExampleReviewer_Usage(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "usage:") {
+	if code := run([]string{"--help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
 		t.Errorf("--help: exit %d, %q", code, errb.String())
 	}
 	if code := run([]string{"--focus", "x", "--packet", "p", "--workspace", "w"}, &out, &errb); code != 2 {
