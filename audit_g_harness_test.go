@@ -226,3 +226,159 @@ func (a *auditRepo) with(t *testing.T, env ...string) *auditRepo {
 	b.env = append(append([]string{}, a.env...), env...)
 	return &b
 }
+
+// auditFile is one entry of a commit's tree (testdata/input-forms.json).
+type auditFile struct {
+	Text       string `json:"text"`
+	Executable bool   `json:"executable"`
+	Symlink    string `json:"symlink"`
+	Submodule  bool   `json:"submodule"`
+}
+
+// auditDoc is one round document: in the repository's working tree or in
+// a folder outside it.
+type auditDoc struct {
+	Role  string `json:"role"`
+	Place string `json:"place"`
+	Name  string `json:"name"`
+	Text  string `json:"text"`
+}
+
+type auditRepoSpec struct {
+	Base      map[string]auditFile `json:"base"`
+	Head      map[string]auditFile `json:"head"`
+	Documents []auditDoc           `json:"documents"`
+}
+
+// newAuditRepoSpec builds the repository of spec: its base and head trees
+// written straight into the object store (symbolic links and submodules
+// exact), HEAD at the head commit, the documents written as files. It
+// returns the repository and the run arguments and project rules that
+// make the documents round documents.
+func newAuditRepoSpec(t *testing.T, spec auditRepoSpec) (a *auditRepo, args, rules []string) {
+	t.Helper()
+	a = newAuditRepo(t, map[string]string{".keep": ""}, map[string]string{".keep": "x"})
+	a.git("update-ref", "-d", "HEAD")
+	a.base = a.commitTree(spec.Base, "")
+	a.head = a.commitTree(spec.Head, a.base)
+	a.head7 = a.head[:7]
+	a.git("update-ref", "HEAD", a.head)
+	if err := os.Remove(filepath.Join(a.repo, ".keep")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range spec.Documents {
+		p := filepath.Join(a.repo, filepath.FromSlash(d.Name))
+		if d.Place == "outside" {
+			p = filepath.Join(a.root, "outside", filepath.FromSlash(d.Name))
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(d.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case d.Role == "rule" && d.Place != "outside":
+			rules = append(rules, d.Name)
+		case d.Role == "rule":
+			args = append(args, "--rules", p)
+		case d.Role == "criteria":
+			args = append(args, "--criteria", p)
+		case d.Role == "subject":
+			args = append(args, "--subject", p)
+		}
+	}
+	return a, args, rules
+}
+
+// commitTree writes files as one commit's tree without the working tree.
+func (a *auditRepo) commitTree(files map[string]auditFile, parent string) string {
+	a.t.Helper()
+	hash := func(text string) string {
+		cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+		cmd.Dir, cmd.Env, cmd.Stdin = a.repo, a.env, strings.NewReader(text)
+		out, err := cmd.Output()
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	var idx strings.Builder
+	for n, f := range files {
+		switch {
+		case f.Submodule:
+			fmt.Fprintf(&idx, "160000 %s\t%s\n", strings.Repeat("5", 40), n)
+		case f.Symlink != "":
+			fmt.Fprintf(&idx, "120000 %s\t%s\n", hash(f.Symlink), n)
+		case f.Executable:
+			fmt.Fprintf(&idx, "100755 %s\t%s\n", hash(f.Text), n)
+		default:
+			fmt.Fprintf(&idx, "100644 %s\t%s\n", hash(f.Text), n)
+		}
+	}
+	a.git("read-tree", "--empty")
+	cmd := exec.Command("git", "update-index", "--add", "--index-info")
+	cmd.Dir, cmd.Env, cmd.Stdin = a.repo, a.env, strings.NewReader(idx.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		a.t.Fatalf("update-index: %v\n%s", err, out)
+	}
+	tree := a.git("write-tree")
+	args := []string{"commit-tree", tree, "-m", "c"}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	return a.git(args...)
+}
+
+// loadInputForms decodes key of testdata/input-forms.json into v.
+func loadInputForms(t *testing.T, key string, v any) {
+	t.Helper()
+	var all map[string]json.RawMessage
+	readJSON(t, filepath.Join("testdata", "input-forms.json"), &all)
+	raw, ok := all[key]
+	if !ok {
+		t.Fatalf("testdata/input-forms.json has no %q", key)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("input-forms.json %s: %v", key, err)
+	}
+}
+
+// auditRecordedRound runs one round whose reviewers c (command preset,
+// spar run), r (native, spar record --result) and t (native, spar record
+// --transcript) all give resultText, in the project configuration that
+// has rules and checkPaths. It returns the round folder.
+func (a *auditRepo) auditRecordedRound(name string, args, rules, checkPaths []string, resultText string) string {
+	a.t.Helper()
+	q := func(xs []string) string {
+		b, _ := json.Marshal(append([]string{}, xs...))
+		return string(b)
+	}
+	if err := os.MkdirAll(filepath.Join(a.repo, ".jaekit"), 0o755); err != nil {
+		a.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a.repo, ".jaekit", "spar.toml"),
+		[]byte(fmt.Sprintf("rules = %s\ncheck_paths = %s\n", q(rules), q(checkPaths))), 0o644); err != nil {
+		a.t.Fatal(err)
+	}
+	res := a.write(name+"/result.json", resultText, 0o644)
+	a.write("spar.toml", fmt.Sprintf("[[reviewers]]\nname = \"c\"\npreset = \"command\"\nargv = [\"cat\", %q]\n\n[[reviewers]]\nname = \"r\"\npreset = \"native\"\n\n[[reviewers]]\nname = \"t\"\npreset = \"native\"\n", res), 0o644)
+	out := filepath.Join(a.root, "reviews", name, "code-1")
+	a.mustSpar(append([]string{"run", "--stage", "code", "--base", a.base, "--head", a.head, "--out", out}, args...)...)
+	a.mustSpar("record", out, "--reviewer", "r", "--result", res)
+	tr := a.write(name+"/transcript.jsonl", transcriptFor(out, "t", resultText), 0o644)
+	a.mustSpar("record", out, "--reviewer", "t", "--transcript", tr)
+	return out
+}
+
+// auditResultWith is a result passing G1–G6 whose findings are fs.
+func auditResultWith(head7 string, fs []map[string]any) string {
+	r := auditResultMap()
+	r["reviewed_head"] = head7
+	items := make([]any, len(fs))
+	for i, f := range fs {
+		items[i] = f
+	}
+	r["findings"] = items
+	return auditJSON(r)
+}

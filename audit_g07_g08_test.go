@@ -1,0 +1,344 @@
+package spar_test
+
+// Audit of spar-input.en.md rows G7 and G8 and sections 3, 4 and 6 through
+// the consumers the rows name: "spar run and spar record use the same
+// rule". Every representative form of testdata/input-forms.json is one
+// finding of a result that a command reviewer gives in spar run and two
+// native reviewers give through spar record --result and --transcript; the
+// recorded round is then read where each consumer leaves its mark:
+// findings.json (path, in_check_paths, location_unreadable, class,
+// class_reason, links), ledger.jsonl (automatic deferral), summary.md (the
+// (unreadable location) mark, the disposition column), spar gate
+// (auto_deferred) and packet.md (the sentence on how to report).
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var auditReaders = []struct{ name, what string }{
+	{"c", "spar run (command preset)"},
+	{"r", "spar record --result"},
+	{"t", "spar record --transcript"},
+}
+
+// auditLedger is the ledger of round dir: the auto-deferred finding IDs.
+func auditAutoDeferred(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "ledger.jsonl"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	m := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l == "" {
+			continue
+		}
+		var e struct {
+			Finding     string `json:"finding"`
+			Disposition string `json:"disposition"`
+			Auto        bool   `json:"auto"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("ledger.jsonl: %v", err)
+		}
+		if e.Disposition == "deferred" && e.Auto {
+			m[e.Finding] = true
+		}
+	}
+	return m
+}
+
+// auditGateAutoDeferred is spar gate's auto_deferred for round dir.
+func (a *auditRepo) auditGateAutoDeferred(dir string) int {
+	a.t.Helper()
+	out, errs, code := a.spar("gate", dir)
+	if code != 0 && code != 1 {
+		a.t.Fatalf("spar gate: exit %d\n%s", code, errs)
+	}
+	var rec struct {
+		AutoDeferred *int `json:"auto_deferred"`
+	}
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.AutoDeferred == nil {
+		a.t.Fatalf("spar gate printed no auto_deferred: %v\n%s", err, out)
+	}
+	return *rec.AutoDeferred
+}
+
+func byID(fs []auditFinding) map[string]auditFinding {
+	m := map[string]auditFinding{}
+	for _, f := range fs {
+		m[f.ID] = f
+	}
+	return m
+}
+
+func intString(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+func TestG7_Locations_EveryConsumer(t *testing.T) {
+	t.Parallel()
+	var forms struct {
+		CheckPaths []string      `json:"check_paths"`
+		Repository auditRepoSpec `json:"repository"`
+		Forms      []struct {
+			Location           string `json:"location"`
+			Path               string `json:"path"`
+			LineStart          *int   `json:"line_start"`
+			LineEnd            *int   `json:"line_end"`
+			InCheckPaths       bool   `json:"in_check_paths"`
+			LocationUnreadable bool   `json:"location_unreadable"`
+			ClassReasonPrefix  string `json:"class_reason_prefix"`
+			Note               string `json:"note"`
+		} `json:"forms"`
+	}
+	loadInputForms(t, "g7_locations", &forms)
+	a, args, rules := newAuditRepoSpec(t, forms.Repository)
+	// Every finding proposes hardening: a readable location is deferred
+	// automatically, an unreadable one stays hardening with no
+	// disposition (section 4).
+	var fs []map[string]any
+	for _, f := range forms.Forms {
+		m := auditFindingMap()
+		m["location"], m["proposed_class"], m["introduced_by_change"] = f.Location, "hardening", "no"
+		fs = append(fs, m)
+	}
+	out := a.auditRecordedRound("g7", args, rules, forms.CheckPaths, auditResultWith(a.head7, fs))
+	got := byID(roundFindings(t, out))
+	deferred := auditAutoDeferred(t, out)
+	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readable := 0
+	for i, want := range forms.Forms {
+		t.Run(fmt.Sprintf("%02d_%q", i, want.Location), func(t *testing.T) {
+			for _, c := range auditReaders {
+				id := fmt.Sprintf("%s-F%d", c.name, i+1)
+				g, ok := got[id]
+				if !ok {
+					t.Fatalf("%s: no finding %s", c.what, id)
+				}
+				if g.Location != want.Location || g.Path != want.Path || intString(g.LineStart) != intString(want.LineStart) ||
+					intString(g.LineEnd) != intString(want.LineEnd) || g.InCheckPaths != want.InCheckPaths || g.LocationUnreadable != want.LocationUnreadable {
+					t.Errorf("%s: path %q lines %s-%s in_check_paths %v unreadable %v; want %q %s-%s %v %v (%s)", c.what,
+						g.Path, intString(g.LineStart), intString(g.LineEnd), g.InCheckPaths, g.LocationUnreadable,
+						want.Path, intString(want.LineStart), intString(want.LineEnd), want.InCheckPaths, want.LocationUnreadable, want.Note)
+				}
+				if g.Class != "hardening" {
+					t.Errorf("%s: class %s (%s), want hardening", c.what, g.Class, g.ClassReason)
+				}
+				row := "| " + id + " | hardening | " + want.Location
+				if want.LocationUnreadable {
+					if !strings.HasPrefix(g.ClassReason, want.ClassReasonPrefix+";") {
+						t.Errorf("%s: class_reason %q, want it to start with %q", c.what, g.ClassReason, want.ClassReasonPrefix)
+					}
+					if deferred[id] {
+						t.Errorf("%s: an unreadable location is deferred automatically in ledger.jsonl", c.what)
+					}
+					row += " (unreadable location) | "
+					if !strings.Contains(string(summary), row) || !strings.Contains(string(summary), row+"Ratio divides by b unchecked | - |") {
+						t.Errorf("%s: summary.md has no row %q…| - |", c.what, row)
+					}
+				} else {
+					if strings.HasPrefix(g.ClassReason, "unreadable") {
+						t.Errorf("%s: class_reason %q", c.what, g.ClassReason)
+					}
+					if !deferred[id] {
+						t.Errorf("%s: a readable hardening finding is not deferred automatically in ledger.jsonl", c.what)
+					}
+					if !strings.Contains(string(summary), row+" | ") {
+						t.Errorf("%s: summary.md has no row %q without the mark", c.what, row)
+					}
+				}
+			}
+		})
+		if !want.LocationUnreadable {
+			readable++
+		}
+	}
+	t.Run("gate_auto_deferred", func(t *testing.T) {
+		if n := a.with(t).auditGateAutoDeferred(out); n != readable*len(auditReaders) {
+			t.Errorf("spar gate auto_deferred %d, want %d (the readable hardening findings only)", n, readable*len(auditReaders))
+		}
+	})
+	t.Run("packet_sentence", func(t *testing.T) {
+		p, err := os.ReadFile(filepath.Join(out, "packet.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{
+			"optionally after the prefix `head/` (the head copy, the default), `base/` (the base copy) or `./`",
+			"A round document (the subject, a rule or criteria document above) is named by its name, real path or file name.",
+			"A location outside this grammar or naming nothing in the copies or the round documents is an unreadable location: the finding is kept, but it is classified without check paths and never deferred automatically.",
+			"`link` uses the same grammar with the prefixes `head/` and `./` only.",
+		} {
+			if !strings.Contains(string(p), s) {
+				t.Errorf("packet.md lacks %q", s)
+			}
+		}
+	})
+}
+
+func TestG7_UnreadableClasses_EveryConsumer(t *testing.T) {
+	t.Parallel()
+	var table struct {
+		CheckPaths []string          `json:"check_paths"`
+		Location   string            `json:"location"`
+		ReadAs     string            `json:"read_as"`
+		Repository auditRepoSpec     `json:"repository"`
+		Defaults   map[string]string `json:"defaults"`
+		Rows       []struct {
+			Given  map[string]string `json:"given"`
+			IfRead struct {
+				Class    string `json:"class"`
+				Deferred bool   `json:"deferred_automatically"`
+			} `json:"if_read"`
+			Unreadable struct {
+				Class    string `json:"class"`
+				Deferred bool   `json:"deferred_automatically"`
+			} `json:"unreadable"`
+		} `json:"rows"`
+	}
+	loadInputForms(t, "g7_unreadable_classes", &table)
+	a, args, rules := newAuditRepoSpec(t, table.Repository)
+	var fs []map[string]any
+	for _, row := range table.Rows {
+		for _, loc := range []string{table.ReadAs, table.Location} {
+			m := auditFindingMap()
+			for k, v := range table.Defaults {
+				m[k] = v
+			}
+			for k, v := range row.Given {
+				m[k] = v
+			}
+			m["location"] = loc
+			fs = append(fs, m)
+		}
+	}
+	out := a.auditRecordedRound("g7-classes", args, rules, table.CheckPaths, auditResultWith(a.head7, fs))
+	got := byID(roundFindings(t, out))
+	deferred := auditAutoDeferred(t, out)
+	wantAuto := 0
+	for i, row := range table.Rows {
+		t.Run(fmt.Sprintf("%02d_%v", i, row.Given), func(t *testing.T) {
+			for _, c := range auditReaders {
+				read, unread := got[fmt.Sprintf("%s-F%d", c.name, 2*i+1)], got[fmt.Sprintf("%s-F%d", c.name, 2*i+2)]
+				if read.LocationUnreadable || read.Path != "checks/t.py" || unread.Path != "" || !unread.LocationUnreadable {
+					t.Fatalf("%s: read %+v, unreadable %+v", c.what, read, unread)
+				}
+				if read.Class != row.IfRead.Class || deferred[read.ID] != row.IfRead.Deferred {
+					t.Errorf("%s: read as %s: class %s (%s) deferred %v; want %s %v", c.what, table.ReadAs,
+						read.Class, read.ClassReason, deferred[read.ID], row.IfRead.Class, row.IfRead.Deferred)
+				}
+				if unread.Class != row.Unreadable.Class || deferred[unread.ID] != row.Unreadable.Deferred {
+					t.Errorf("%s: unreadable %s: class %s (%s) deferred %v; want %s %v", c.what, table.Location,
+						unread.Class, unread.ClassReason, deferred[unread.ID], row.Unreadable.Class, row.Unreadable.Deferred)
+				}
+			}
+		})
+		for _, d := range []bool{row.IfRead.Deferred, row.Unreadable.Deferred} {
+			if d {
+				wantAuto += len(auditReaders)
+			}
+		}
+	}
+	t.Run("gate_auto_deferred", func(t *testing.T) {
+		if n := a.with(t).auditGateAutoDeferred(out); n != wantAuto {
+			t.Errorf("spar gate auto_deferred %d, want %d", n, wantAuto)
+		}
+	})
+}
+
+func TestG8_Links_EveryConsumer(t *testing.T) {
+	t.Parallel()
+	var table struct {
+		Setups map[string]auditRepoSpec `json:"setups"`
+		Rows   []struct {
+			Row    string `json:"row"`
+			Result string `json:"result"`
+			Setup  string `json:"setup"`
+			Links  []struct {
+				LinkKind  string          `json:"link_kind"`
+				Link      string          `json:"link"`
+				Confirmed bool            `json:"confirmed"`
+				Fragment  json.RawMessage `json:"fragment"`
+			} `json:"links"`
+		} `json:"rows"`
+	}
+	loadInputForms(t, "g8_links", &table)
+	for setup, spec := range table.Setups {
+		t.Run(setup, func(t *testing.T) {
+			t.Parallel()
+			a, args, rules := newAuditRepoSpec(t, spec)
+			// A proposed defect at the repository root (readable, no check
+			// paths): rule 7 keeps defect when the link is confirmed, rule
+			// 6 makes it a note when it is not.
+			type want struct {
+				row, kind, link string
+				confirmed       bool
+				fragment        json.RawMessage
+			}
+			var fs []map[string]any
+			var wants []want
+			for _, row := range table.Rows {
+				if row.Setup != setup {
+					continue
+				}
+				for _, l := range row.Links {
+					m := auditFindingMap()
+					m["location"], m["introduced_by_change"], m["link_kind"], m["link"] = "head/", "no", l.LinkKind, l.Link
+					fs = append(fs, m)
+					wants = append(wants, want{row.Row, l.LinkKind, l.Link, l.Confirmed, l.Fragment})
+				}
+			}
+			out := a.auditRecordedRound("g8-"+setup, args, rules, nil, auditResultWith(a.head7, fs))
+			b, err := os.ReadFile(filepath.Join(out, "findings.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var raw struct {
+				Findings []map[string]json.RawMessage `json:"findings"`
+			}
+			if err := json.Unmarshal(b, &raw); err != nil {
+				t.Fatal(err)
+			}
+			rawByID := map[string]map[string]json.RawMessage{}
+			for _, f := range raw.Findings {
+				var id string
+				_ = json.Unmarshal(f["id"], &id)
+				rawByID[id] = f
+			}
+			got := byID(roundFindings(t, out))
+			for i, w := range wants {
+				for _, c := range auditReaders {
+					id := fmt.Sprintf("%s-F%d", c.name, i+1)
+					g := got[id]
+					where := fmt.Sprintf("%s: %s %q (%s)", c.what, w.kind, w.link, w.row)
+					if w.confirmed {
+						if g.LinkKind != w.kind || g.Link != w.link || g.Class != "defect" {
+							t.Errorf("%s: link_kind %q link %q class %s (%s); want confirmed", where, g.LinkKind, g.Link, g.Class, g.ClassReason)
+						}
+						if f := compact(string(rawByID[id]["link_fragment"])); len(w.fragment) > 0 && f != compact(string(w.fragment)) {
+							t.Errorf("%s: link_fragment %s, want %s", where, f, compact(string(w.fragment)))
+						}
+					} else {
+						if g.LinkKind != "none" || g.Link != "" || g.ClaimedLinkKind == nil || *g.ClaimedLinkKind != w.kind ||
+							g.ClaimedLink == nil || *g.ClaimedLink != w.link || g.Class != "note" {
+							t.Errorf("%s: link_kind %q link %q claimed %v %v class %s (%s); want unconfirmed (none, \"\", the claim kept, note)",
+								where, g.LinkKind, g.Link, g.ClaimedLinkKind, g.ClaimedLink, g.Class, g.ClassReason)
+						}
+					}
+				}
+			}
+		})
+	}
+}
