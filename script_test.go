@@ -150,8 +150,11 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want := args[2]
 	if !json.Valid([]byte(want)) {
-		b, _ := json.Marshal(want)
-		want = string(b)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(want)
+		want = strings.TrimSpace(b.String())
 	}
 	got := compact(r.Raw)
 	eq := r.Exists() && got == compact(want)

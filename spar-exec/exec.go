@@ -257,32 +257,10 @@ func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
 // round is not published until spar-record rewrites it.
 func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 	in := rd.in
-	rec := round.Record{
-		Schema: round.Schema, Name: in.run.Name, Series: in.run.Series, Repo: in.run.Repo,
-		Stage: in.run.Stage, Base: in.run.Base, Head: in.run.Head, DryRun: in.run.DryRun,
-		StartedAt: rd.started, PacketSHA256: in.packet.SHA256, SchemaSHA256: round.SHA256([]byte(in.packet.Schema)),
-		Cap: rd.dec.Cap, Config: in.cfg, CheckPaths: nonNil(in.run.CheckPaths), Documents: in.run.Documents,
-		Links:          round.Links{Rules: []round.RuleLink{}, CriteriaIDs: nonNil(in.run.CriteriaIDs)},
-		CriteriaDigest: in.run.CriteriaDigest, Decisions: in.run.Decisions, Standpoints: in.run.Standpoints,
-		StandpointsUncovered: []string{}, Changes: in.run.Changes,
-	}
-	if rec.Standpoints == nil {
-		rec.Standpoints = []envelope.Standpoint{}
-	}
-	if rec.Documents == nil {
-		rec.Documents = []envelope.Document{}
-	}
-	if rec.Decisions == nil {
-		rec.Decisions = []envelope.Decision{}
-	}
-	if rec.Changes == nil {
-		rec.Changes = []envelope.Change{}
-	}
-	for _, d := range in.run.Documents {
-		if d.Role == "rule" {
-			rec.Links.Rules = append(rec.Links.Rules, round.RuleLink{Names: []string{d.Name, d.Path}, FileName: d.FileName, Lines: d.LineCount})
-		}
-	}
+	rec := round.New(&in.run, &in.packet, in.cfg, envelope.Round{
+		Name: in.run.Name, Series: in.run.Series, StartedAt: rd.started,
+		DryRun: in.run.DryRun, Cap: rd.dec.Cap,
+	})
 	stand := map[string]string{}
 	for _, s := range in.run.Standpoints {
 		stand[s.Reviewer] = s.Text
@@ -307,11 +285,4 @@ func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 		rec.Reviewers = append(rec.Reviewers, rv)
 	}
 	return round.WriteJSON(filepath.Join(rd.dir, round.RoundFile), rec)
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

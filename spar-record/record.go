@@ -9,10 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/lock"
@@ -366,9 +366,6 @@ type checked struct {
 	Limits          *string           `json:"limits"`
 }
 
-// reviewerName is G20's syntax.
-var reviewerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // buildRecord is round.json from the envelope (without finished_at).
 func buildRecord(in *input) (*round.Record, error) {
 	runs := map[string]envelope.ReviewerRun{}
@@ -388,60 +385,13 @@ func buildRecord(in *input) (*round.Record, error) {
 		perReviewer[f.Reviewer]++
 	}
 
-	rec := &round.Record{
-		Schema:               round.Schema,
-		Name:                 in.Round.Name,
-		Series:               in.Round.Series,
-		Repo:                 in.Run.Repo,
-		Stage:                in.Run.Stage,
-		Base:                 in.Run.Base,
-		Head:                 in.Run.Head,
-		DryRun:               in.Round.DryRun,
-		StartedAt:            in.Round.StartedAt,
-		PacketSHA256:         in.Packet.SHA256,
-		SchemaSHA256:         round.SHA256([]byte(in.Packet.Schema)),
-		Cap:                  in.Round.Cap,
-		Config:               in.Config,
-		CheckPaths:           nonNil(in.Run.CheckPaths),
-		Documents:            in.Run.Documents,
-		Links:                round.Links{Rules: []round.RuleLink{}, CriteriaIDs: nonNil(in.Run.CriteriaIDs)},
-		CriteriaDigest:       in.Run.CriteriaDigest,
-		Decisions:            in.Run.Decisions,
-		Standpoints:          in.Run.Standpoints,
-		StandpointsUncovered: []string{},
-		Changes:              in.Run.Changes,
-		Reviewers:            []round.Reviewer{},
-		Counts:               summary.CountClasses(in.Findings),
-	}
-	if rec.Documents == nil {
-		rec.Documents = []envelope.Document{}
-	}
-	if rec.Decisions == nil {
-		rec.Decisions = []envelope.Decision{}
-	}
-	// "Only standpoints: [] is added to round.json" without standpoints.
-	if rec.Standpoints == nil {
-		rec.Standpoints = []envelope.Standpoint{}
-	}
-	if rec.Changes == nil {
-		rec.Changes = []envelope.Change{}
-	}
-	// G8: links.rules keeps each rule document's names, file_name and lines.
-	for _, d := range in.Run.Documents {
-		if d.Role != "rule" {
-			continue
-		}
-		names := []string{d.Name}
-		if d.Path != "" && d.Path != d.Name {
-			names = append(names, d.Path)
-		}
-		rec.Links.Rules = append(rec.Links.Rules, round.RuleLink{Names: names, FileName: d.FileName, Lines: d.LineCount})
-	}
+	rec := round.New(&in.Run, &in.Packet, in.Config, in.Round)
+	rec.Counts = summary.CountClasses(in.Findings)
 
 	for _, cr := range in.Config.Reviewers {
 		// G20: the name is a folder of the round; never a path.
-		if !reviewerName.MatchString(cr.Name) {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: stdin: /config/reviewers: %q is not a reviewer name (G20)", cr.Name))
+		if err := config.CheckName(cr.Name); err != nil {
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: stdin: /config/reviewers: %q is not a reviewer name (G20): %v", cr.Name, err))
 		}
 		run, ok := runs[cr.Name]
 		if !ok {
