@@ -150,6 +150,12 @@ func listTree(repo, rev string) ([]entry, error) {
 		}
 		switch f[0] {
 		case "100644", "100755", "120000":
+			if hasDotGit(rec[tab+1:]) {
+				// Git never checks out a path through a .git folder; in
+				// the copy it would make git, run there by a reviewer, use
+				// the commit's own config (core.fsmonitor runs a command).
+				continue
+			}
 			es = append(es, entry{mode: f[0], oid: f[2], path: rec[tab+1:]})
 		case "160000":
 			// A submodule is not in the copies.
@@ -158,6 +164,25 @@ func listTree(repo, rev string) ([]entry, error) {
 		}
 	}
 	return es, nil
+}
+
+// hasDotGit reports whether a component of the tree path p is ".git" as a
+// case-insensitive file system (macOS) sees it: in any case, and with the
+// code points HFS+ ignores (git's is_hfs_dotgit) removed.
+func hasDotGit(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		part = strings.Map(func(r rune) rune {
+			switch {
+			case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+				return -1
+			}
+			return r
+		}, part)
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 func checkPath(p string) error {
