@@ -79,7 +79,13 @@ func Load(dir string) (*Record, *Findings, error) {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, FindingsFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return rec, nil, fmt.Errorf("%w (%s is missing)", ErrUnfinished, FindingsFile)
+		// G29 leaves out only a round with neither finished_at nor
+		// findings.json; once round.json says the round was published, a
+		// missing findings.json is a missing file (G32: unreadable), as
+		// spar gate and spar cap-report read it. spar-record writes
+		// findings.json before the round.json that names it, so no crash
+		// leaves this state.
+		return rec, nil, fmt.Errorf("%s is missing", FindingsFile)
 	}
 	if err != nil {
 		return rec, nil, fmt.Errorf("%s: %w", FindingsFile, err)

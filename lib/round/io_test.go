@@ -42,7 +42,6 @@ func TestG29_Load(t *testing.T) {
 		sum      string
 	}{
 		"no finished_at":               {fs, false, ""},
-		"findings.json missing":        {"", true, SHA256([]byte(fs))},
 		"another recording's findings": {fs, true, SHA256([]byte("other"))},
 	} {
 		dir := filepath.Join(base, strings.ReplaceAll(name, " ", "-"))
@@ -58,6 +57,13 @@ func TestG29_Load(t *testing.T) {
 		if _, _, err := Load(bad); err == nil || errors.Is(err, ErrUnfinished) {
 			t.Errorf("%q: %v, want an unreadable record", content, err)
 		}
+	}
+	// G29, G32: finished_at without findings.json is a missing file, not a
+	// round that stopped before recording.
+	gone := filepath.Join(base, "findings-gone")
+	writeRound(t, gone, "", true, SHA256([]byte(fs)))
+	if _, _, err := Load(gone); err == nil || errors.Is(err, ErrUnfinished) || err.Error() != "findings.json is missing" {
+		t.Errorf("findings.json missing: %v, want an unreadable record", err)
 	}
 	if _, _, err := Load(filepath.Join(base, "missing")); err == nil || errors.Is(err, ErrUnfinished) {
 		t.Errorf("missing round: %v", err)
