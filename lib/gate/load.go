@@ -240,12 +240,11 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 	var dirs []string
 	if ents, err := os.ReadDir(series); err == nil {
 		for _, e := range ents {
-			if !e.IsDir() {
-				continue
-			}
+			// A symbolic link to a folder is read as the folder: a round
+			// moved away behind a link is still a round of the series.
 			dir := filepath.Join(series, e.Name())
-			if _, err := os.Lstat(filepath.Join(dir, round.RoundFile)); err != nil {
-				continue // no round.json: not a round (spar-exec never started it)
+			if !holdsRecord(dir) {
+				continue // no record: not a round (spar-exec never wrote round.json)
 			}
 			dirs = append(dirs, dir)
 		}
@@ -292,6 +291,19 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 		extra[l] = read[len(dirs)+i]
 	}
 	return rounds, extra
+}
+
+// holdsRecord reports whether dir is a folder holding round.json or a record
+// spar writes only after it (G29, G32): a folder whose round.json is gone
+// but whose findings, ledger, summary or waivers remain is an unreadable
+// round of the series, never a folder that is no round.
+func holdsRecord(dir string) bool {
+	for _, f := range []string{round.RoundFile, round.FindingsFile, round.LedgerFile, round.SummaryFile, round.WaiversFile} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func startedAt(r *roundData) string {
