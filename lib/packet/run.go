@@ -16,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/glob"
 	"github.com/jaekit/spar/lib/recordpath"
+	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/standpoint"
 )
 
@@ -72,6 +73,21 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	}
 	if err := recordpath.CheckFolder(series); err != nil {
 		return nil, false, refusef("--out %q: series %s", a.Out, err)
+	}
+	// The series folder's own files are no round name: a folder in their
+	// place breaks every later write of the series.
+	switch name := filepath.Base(out); name {
+	case round.ExtensionFile, round.ExtensionFile + ".tmp", round.LockFile:
+		return nil, false, refusef("--out %q: %q is the series' own file, not a round name", a.Out, name)
+	}
+	// A round folder (or its workspace) never holds a series.
+	for d := series; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, round.RoundFile)); err == nil {
+			return nil, false, refusef("--out %q is inside the round folder %q; a series holds round folders, not the other way round", a.Out, d)
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
 	}
 	run.Out, run.Series, run.Name = out, series, filepath.Base(out)
 
