@@ -360,6 +360,51 @@ func TestG13_RefusalPhrases_SparRun(t *testing.T) {
 	}
 }
 
+// TestG13_NotRefusals_SparRun: only stderr and the output's error messages
+// are looked at, and only for a run without a result: a phrase elsewhere is
+// no refusal, no fallback model runs, and the run is recorded by its exit
+// status.
+func TestG13_NotRefusals_SparRun(t *testing.T) {
+	t.Parallel()
+	a := auditBaseRepo(t)
+	res := auditResultWith(a.head7, nil)
+	fb := []string{`model = "primary"`, `fallback_model = "spare"`}
+	assistantText := func(text string) string {
+		return jsonLine(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "model": "primary",
+			"content": []any{map[string]any{"type": "text", "text": text}}}})
+	}
+	cases := []struct {
+		name, stream, stderr string
+		code                 int
+		status, reason       string
+	}{
+		{"completed-with-phrase-on-stderr", claudeStream("primary", nil, res), "warning: rate limit almost reached\n", 0, "completed", ""},
+		{"phrase-on-stdout-not-an-event", "quota exceeded\n", "", 1, "failed", "exited with status 1: the output has no result event"},
+		{"phrase-in-a-message-not-an-error", assistantText("You've hit your limit, I think"), "", 1, "failed", "exited with status 1: the output has no result event"},
+		{"other-message", "", "Error: connection reset by peer\n", 2, "failed", "exited with status 2: Error: connection reset by peer"},
+	}
+	var toml strings.Builder
+	for _, c := range cases {
+		toml.WriteString(auditReviewerTOML(c.name, "claude", a.scriptedCLI(c.name, c.stream, c.stderr, c.code), fb...))
+	}
+	_, out := a.auditRun("g13-not", toml.String())
+	var rec struct {
+		Reviewers []struct {
+			Name     string            `json:"name"`
+			Status   string            `json:"status"`
+			Reason   string            `json:"reason"`
+			Attempts []json.RawMessage `json:"attempts"`
+		} `json:"reviewers"`
+	}
+	readJSON(t, filepath.Join(out, "round.json"), &rec)
+	for i, c := range cases {
+		r := rec.Reviewers[i]
+		if r.Name != c.name || r.Status != c.status || r.Reason != c.reason || len(r.Attempts) != 1 {
+			t.Errorf("G13 %s: %s %s %q, %d attempts; want %s %q, 1 attempt (no fallback)", c.name, r.Name, r.Status, r.Reason, len(r.Attempts), c.status, c.reason)
+		}
+	}
+}
+
 func TestG14_Executable_SparRun(t *testing.T) {
 	t.Parallel()
 	a := auditBaseRepo(t)
