@@ -342,3 +342,83 @@ func TestG8_Links_EveryConsumer(t *testing.T) {
 		})
 	}
 }
+
+// TestG7_G8_RowForms_EveryConsumer: forms the rows and section 3 state
+// beyond the representative table, through spar run and spar record.
+func TestG7_G8_RowForms_EveryConsumer(t *testing.T) {
+	t.Parallel()
+	var forms struct {
+		CheckPaths []string      `json:"check_paths"`
+		Repository auditRepoSpec `json:"repository"`
+	}
+	loadInputForms(t, "g7_locations", &forms)
+	a, args, rules := newAuditRepoSpec(t, forms.Repository)
+	plan := filepath.Join(a.repo, "docs", "specs", "x", "PLAN.md")
+	agents := filepath.Join(a.repo, "AGENTS.md")
+	type form struct {
+		location, path    string
+		unreadable, check bool
+		kind, link        string
+		confirmed         bool
+	}
+	cases := []form{
+		// G7: no prefix: the head copy, then the base copy.
+		{location: "old.go:4", path: "old.go"},
+		// G7: head/ or ./ never look at the base copy; base/ only at it.
+		{location: "head/old.go:4", unreadable: true},
+		{location: "./old.go", unreadable: true},
+		{location: "base/docs/specs/x/PLAN.md:12", unreadable: true},
+		{location: "base/checks/t.py:3", path: "checks/t.py", check: true},
+		// G7: a prefix alone is the repository root (empty path).
+		{location: "./", path: ""},
+		{location: "base/", path: ""},
+		// G7: lines are only recorded, not compared with the line count.
+		{location: "head/checks/t.py:999-1000", path: "checks/t.py", check: true},
+		// G7: a round document by its real absolute path.
+		{location: plan + ":3", path: "docs/specs/x/PLAN.md"},
+		// G7: a trailing / is removed: a folder of the copy.
+		{location: "checks/", path: "checks", check: true},
+		// G8: a rule document by its real absolute path.
+		{location: "head/", kind: "rule", link: agents + ":2", confirmed: true},
+		// G8: for rule, a head file that is no rule document is no target.
+		{location: "head/", kind: "rule", link: "app/main.go:1"},
+		// G8: for contract, a regular head file is looked up next.
+		{location: "head/", kind: "contract", link: "app/main.go:30", confirmed: true},
+		{location: "head/", kind: "contract", link: "app/main.go:31"},
+		// G8: base/ is no prefix: a repository folder.
+		{location: "head/", kind: "contract", link: "base/checks/t.py:2", confirmed: true},
+		{location: "head/", kind: "contract", link: "base/old.go:1"},
+		// G8: line 0 and end < start.
+		{location: "head/", kind: "contract", link: "app/main.go:0"},
+		{location: "head/", kind: "contract", link: "app/main.go:3-2"},
+	}
+	var fs []map[string]any
+	for _, c := range cases {
+		m := auditFindingMap()
+		m["location"], m["introduced_by_change"] = c.location, "no"
+		if c.kind != "" {
+			m["link_kind"], m["link"] = c.kind, c.link
+		} else {
+			m["proposed_class"] = "hardening"
+		}
+		fs = append(fs, m)
+	}
+	out := a.auditRecordedRound("g7-g8-rows", args, rules, forms.CheckPaths, auditResultWith(a.head7, fs))
+	got := byID(roundFindings(t, out))
+	for i, c := range cases {
+		for _, r := range auditReaders {
+			g := got[fmt.Sprintf("%s-F%d", r.name, i+1)]
+			if g.LocationUnreadable != c.unreadable || (!c.unreadable && (g.Path != c.path || g.InCheckPaths != c.check)) {
+				t.Errorf("%s: G7 %q: path %q in_check_paths %v unreadable %v (%s); want %q %v %v", r.what, c.location,
+					g.Path, g.InCheckPaths, g.LocationUnreadable, g.ClassReason, c.path, c.check, c.unreadable)
+			}
+			if c.kind == "" {
+				continue
+			}
+			if c.confirmed != (g.LinkKind == c.kind && g.Link == c.link) || c.confirmed != (g.Class == "defect") {
+				t.Errorf("%s: G8 %s %q: link_kind %q link %q class %s (%s); want confirmed %v", r.what, c.kind, c.link,
+					g.LinkKind, g.Link, g.Class, g.ClassReason, c.confirmed)
+			}
+		}
+	}
+}
