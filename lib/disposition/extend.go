@@ -101,6 +101,18 @@ func Extend(req ExtendRequest, stderr io.Writer) (round.Extension, error) {
 	if err := recordpath.Check(series); err != nil {
 		return round.Extension{}, refuse("spar-record: extend: series %v", err)
 	}
+	// A round folder, or a folder inside one, is no series: its
+	// extensions.jsonl would extend nothing.
+	if abs, err := filepath.Abs(series); err == nil {
+		for d := abs; ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(filepath.Join(d, round.RoundFile)); err == nil {
+				return round.Extension{}, refuse("spar-record: extend: series %q is inside the round folder %q; give the round's series (its parent folder)", req.Series, d)
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
 	fi, err := os.Stat(series)
 	switch {
 	case err == nil && !fi.IsDir():
