@@ -169,6 +169,11 @@ func TestG7_Locations_EveryConsumer(t *testing.T) {
 		if n := a.with(t).auditGateAutoDeferred(out); n != readable*len(auditReaders) {
 			t.Errorf("spar gate auto_deferred %d, want %d (the readable hardening findings only)", n, readable*len(auditReaders))
 		}
+		// Section 4: an unreadable hardening finding without a disposition
+		// does not block the gate (every finding here is hardening).
+		if stdout, _, code := a.with(t).spar("gate", out); code != 0 {
+			t.Errorf("spar gate exit %d, want 0 (passed):\n%s", code, stdout)
+		}
 	})
 	t.Run("packet_sentence", func(t *testing.T) {
 		p, err := os.ReadFile(filepath.Join(out, "packet.md"))
