@@ -430,6 +430,21 @@ func TestG14_Executable_SparRun(t *testing.T) {
 		auditReviewerTOML("cmd-missing", "", "", `preset = "command"`, `argv = ["/nonexistent/cmd"]`) +
 		auditReviewerTOML("cmd-no-exec", "", "", `preset = "command"`, fmt.Sprintf("argv = [%q]", filepath.Join(a.root, "plain"))) +
 		auditReviewerTOML("cmd-not-on-path", "", "", `preset = "command"`, `argv = ["audit-noexec"]`)
+	// Symbolic links: to an executable file (that file), broken (does not
+	// exist), to a folder (not a regular file). On PATH: a folder of that
+	// name comes before the executable file, which is still found.
+	for _, l := range [][2]string{{okCLI, "link-ok"}, {filepath.Join(a.root, "nowhere"), "link-broken"}, {filepath.Join(a.root, "adir"), "link-dir"}} {
+		if err := os.Symlink(l[0], filepath.Join(a.root, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(a.root, "pathdir", "audit-claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	toml += auditReviewerTOML("link-ok", "claude", filepath.Join(a.root, "link-ok")) +
+		auditReviewerTOML("link-broken", "claude", filepath.Join(a.root, "link-broken")) +
+		auditReviewerTOML("link-dir", "claude", filepath.Join(a.root, "link-dir"))
+	pathDir = filepath.Join(a.root, "pathdir") + string(os.PathListSeparator) + pathDir
 	// The command entries above got a preset line twice; drop the empty one.
 	toml = strings.ReplaceAll(toml, "preset = \"\"\n", "")
 	b := a.with(t, "PATH="+pathDir+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -446,6 +461,9 @@ func TestG14_Executable_SparRun(t *testing.T) {
 		"cmd-missing":         {"unavailable", `executable "/nonexistent/cmd" does not exist`},
 		"cmd-no-exec":         {"failed", fmt.Sprintf("executable %q has no execute permission", filepath.Join(a.root, "plain"))},
 		"cmd-not-on-path":     {"unavailable", `no executable "audit-noexec" on PATH`},
+		"link-ok":             {"completed", ""},
+		"link-broken":         {"unavailable", fmt.Sprintf("executable %q does not exist", filepath.Join(a.root, "link-broken"))},
+		"link-dir":            {"failed", fmt.Sprintf("executable %q is not a regular file", filepath.Join(a.root, "link-dir"))},
 	}
 	for name, w := range want {
 		r, ok := got[name]
