@@ -61,6 +61,9 @@ func CheckExtension(req ExtendRequest) (round.Extension, error) {
 		return round.Extension{}, usage("spar-record: extend: --cause %q is not one of %s", req.Cause, strings.Join(Causes, ", "))
 	}
 	e.Cause = req.Cause
+	if err := CheckText("extend", "reason", req.Reason); err != nil {
+		return round.Extension{}, err
+	}
 	// G31: the reason is kept with leading and trailing whitespace removed.
 	e.Reason = strings.TrimSpace(req.Reason)
 	if e.Reason == "" && (by >= 2 || req.Cause == "other") {

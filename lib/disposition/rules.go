@@ -10,6 +10,7 @@ package disposition
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
@@ -127,6 +128,11 @@ func CheckOptions(disposition string, opts map[string]string) (Rule, error) {
 		return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("spar-record: triage: --as %q is not a disposition (one of %s)", disposition, strings.Join(Names(), ", ")))
 	}
 	for _, o := range TriageOptions {
+		if err := CheckText("triage", o, opts[o]); err != nil {
+			return Rule{}, err
+		}
+	}
+	for _, o := range TriageOptions {
 		if Given(opts[o]) && !contains(r.Takes, o) {
 			return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("spar-record: triage: --%s does not apply to --as %s (it takes %s)", o, disposition, flagList(r.Takes)))
 		}
@@ -149,6 +155,16 @@ func CheckFinding(r Rule, f envelope.Finding, stage string, opts map[string]stri
 	}
 	if len(missing) > 0 {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: triage: --as %s for %s %q of a %s round needs %s (missing: %s)", r.Disposition, f.Class, f.ID, stage, flagList(r.Needs(f.Class, stage)), flagList(missing)))
+	}
+	return nil
+}
+
+// CheckText refuses a text option that is not valid UTF-8: the JSON record
+// cannot hold it as received (G30, as G25 and G35), and the user's words are
+// never changed.
+func CheckText(cmd, opt, s string) error {
+	if !utf8.ValidString(s) {
+		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: %s: --%s %q refused: not valid UTF-8 (the record cannot hold it as received)", cmd, opt, s))
 	}
 	return nil
 }

@@ -24,6 +24,9 @@ func Waive(req WaiveRequest, stderr io.Writer) (round.Waiver, error) {
 	if !Given(req.UserQuote) {
 		return round.Waiver{}, refuse("spar-record: waive: --user-quote is missing or blank: a waiver needs the user's words")
 	}
+	if err := CheckText("waive", "user-quote", req.UserQuote); err != nil {
+		return round.Waiver{}, err
+	}
 	dir, series, err := roundFolder("waive", req.Round)
 	if err != nil {
 		return round.Waiver{}, err
