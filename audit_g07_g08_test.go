@@ -427,3 +427,52 @@ func TestG7_G8_RowForms_EveryConsumer(t *testing.T) {
 		}
 	}
 }
+
+// TestG8_RowForms_EveryConsumer: G8's target order beyond section 6, in
+// the "main" setup of input-forms.json g8_links: a rule document by its
+// file name (one document has it), the same for contract (rule documents
+// first), a head file for contract only by its repository path, a whole
+// name with a space before the first word.
+func TestG8_RowForms_EveryConsumer(t *testing.T) {
+	t.Parallel()
+	var table struct {
+		Setups map[string]auditRepoSpec `json:"setups"`
+	}
+	loadInputForms(t, "g8_links", &table)
+	a, args, rules := newAuditRepoSpec(t, table.Setups["main"])
+	links := []struct {
+		kind, link string
+		confirmed  bool
+	}{
+		{"rule", "API rules.md:4", true},                // file name of rules/API rules.md
+		{"rule", "api.md:3", true},                      // file name of base/api.md
+		{"contract", "api.md:3", true},                  // rule documents first
+		{"contract", "head/base/api.md:3", true},        // head/ removed, base/ kept
+		{"contract", "x.md:4", false},                   // head files only by repository path
+		{"contract", "run.sh:2", false},                 // same
+		{"contract", "tools/run.sh:3", true},            // mode 100755
+		{"contract", "tools/run.sh:4", false},           // beyond its 3 lines
+		{"rule", "rules/API rules.md:4 and more", true}, // the path with a space up to the line
+		{"rule", "rules/API rules.md and more", false},  // no line, the whole is no target: first word rules/API
+		{"rule", "rules", false},                        // a folder
+		{"rule", "contracts/x.md:1", false},             // a head file is no rule document
+		{"contract", "contracts/x.md:1-4", true},
+	}
+	var fs []map[string]any
+	for _, l := range links {
+		m := auditFindingMap()
+		m["location"], m["introduced_by_change"], m["link_kind"], m["link"] = "head/", "no", l.kind, l.link
+		fs = append(fs, m)
+	}
+	out := a.auditRecordedRound("g8-rows", args, rules, nil, auditResultWith(a.head7, fs))
+	got := byID(roundFindings(t, out))
+	for i, l := range links {
+		for _, r := range auditReaders {
+			g := got[fmt.Sprintf("%s-F%d", r.name, i+1)]
+			if l.confirmed != (g.LinkKind == l.kind && g.Link == l.link) || l.confirmed != (g.Class == "defect") {
+				t.Errorf("%s: G8 %s %q: link_kind %q link %q class %s (%s); want confirmed %v", r.what, l.kind, l.link,
+					g.LinkKind, g.Link, g.Class, g.ClassReason, l.confirmed)
+			}
+		}
+	}
+}
