@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Progress writes the progress lines of a round to stderr: one when each
@@ -34,7 +37,26 @@ func (p *Progress) Line(format string, args ...any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "spar: "+format+"\n", args...)
+	fmt.Fprintf(p.w, "spar: %s\n", escapeControls(fmt.Sprintf(format, args...)))
+}
+
+// escapeControls shows control characters as Go escapes (\x1b, \n): a
+// reviewer's reason (its last stderr line) reaches the user's terminal, and
+// a terminal escape in it must not act there, nor a newline split the line.
+func escapeControls(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Ticker prints "spar: NAME running 4m10s" every p.Every while the returned

@@ -6,7 +6,9 @@ package summary
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
@@ -83,17 +85,32 @@ func Disposition(ledger []round.LedgerEntry, id string) string {
 
 // cell makes text safe inside one Markdown table cell.
 func cell(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", " ")
-	s = strings.NewReplacer("\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	s = line(s)
+	s = strings.ReplaceAll(s, "|", `\|`)
 	if strings.TrimSpace(s) == "" {
 		return " "
 	}
 	return s
 }
 
-// line keeps free text on one Markdown line.
+// line keeps free text on one Markdown line. People read summary.md with
+// cat: any other control character a reviewer wrote (a terminal escape,
+// NUL) is shown escaped (\x1b), never written raw.
 func line(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func short(id string) string {
@@ -171,7 +188,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			w("- completed in: %s\n", *r.CompletedIn)
 		}
 		// G12: an observed model the output did not state is unknown.
-		w("- model asked: %s; observed: %s\n", strOr(r.Model, "none"), strOr(r.ObservedModel, "unknown"))
+		w("- model asked: %s; observed: %s\n", line(strOr(r.Model, "none")), line(strOr(r.ObservedModel, "unknown")))
 		if r.Effort != nil {
 			w("- effort: %s\n", *r.Effort)
 		}
