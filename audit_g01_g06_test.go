@@ -298,6 +298,21 @@ func TestG1_G6_EveryConsumer(t *testing.T) {
 				if r.Status != f.status || r.Reason != want {
 					t.Errorf("%s: status %s reason %q; want %s %q", c.what, r.Status, r.Reason, f.status, want)
 				}
+				// invalid_output and failed (could_not_review) results are
+				// not used: no findings; a completed one's are all recorded.
+				wantN := 0
+				if f.status == "completed" {
+					var res struct {
+						Findings []json.RawMessage `json:"findings"`
+					}
+					if err := json.Unmarshal([]byte(subst.Replace(f.text)), &res); err != nil {
+						t.Fatal(err)
+					}
+					wantN = len(res.Findings)
+				}
+				if n := len(byReviewer[fmt.Sprintf("%s%d", c.prefix, i)]); n != wantN {
+					t.Errorf("%s: %d findings in findings.json, want %d", c.what, n, wantN)
+				}
 			}
 		})
 	}
