@@ -239,6 +239,12 @@ func checkRule(root, item string) (string, error) {
 	if r, err := filepath.Rel(realRoot, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
 		return "", errorf("leaves the repository through a symbolic link (to %s)", real)
 	}
+	// Git's own folder is no file of the repository: its config holds the
+	// user's remotes and credentials, and a cloned repository must not send
+	// it to the reviewers.
+	if r, _ := filepath.Rel(realRoot, real); inGitDir(rel) || inGitDir(r) {
+		return "", errorf("inside .git (git's own files are not repository files)")
+	}
 	fi, err := os.Stat(real)
 	if err != nil {
 		return "", errorf("cannot stat: %v", unwrapPath(err))
@@ -255,4 +261,15 @@ func checkRule(root, item string) (string, error) {
 		return "", errorf("unreadable: %v", unwrapPath(err))
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// inGitDir reports whether a component of the relative path p is .git, in
+// any case (a case-insensitive file system reads .GIT as .git).
+func inGitDir(p string) bool {
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if strings.EqualFold(c, ".git") {
+			return true
+		}
+	}
+	return false
 }
