@@ -51,13 +51,19 @@ func usageErr(format string, args ...any) error {
 	return exitcode.New(exitcode.Usage, "spar-gate: "+fmt.Sprintf(format, args...)+" (spar-gate --help prints the usage)")
 }
 
+// helpWanted reports -h or --help given as an argument of its own. The word
+// after a flag that takes a value is that value, never an option (G27:
+// --expect-head --help is a revision that does not resolve, not a request
+// for the usage).
 func helpWanted(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "--":
 			return false
-		}
-		if a == "-h" || a == "--help" {
+		case "-h", "--help":
 			return true
+		case "--expect-head", "--out", "--sarif", "--format":
+			i++
 		}
 	}
 	return false
