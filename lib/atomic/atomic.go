@@ -7,12 +7,19 @@ package atomic
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFile writes data to path atomically with the given permissions.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	// A stale NAME.tmp (a crash, or a symbolic link planted beside the
+	// record) is removed, never opened: opening it would write through a
+	// link to a file outside the records.
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
 	if err != nil {
 		return err
 	}
