@@ -222,66 +222,9 @@ func TestG1_G6_EveryConsumer(t *testing.T) {
 	if strings.ToUpper(a.head[:7]) == a.head[:7] {
 		t.Skip("the head ID has no letter in its first 7 characters: the upper-case form would be the same ID")
 	}
-	// Rounds of a few forms each: spar record re-records the whole round,
-	// so one round of every form would take minutes.
-	const chunk = 10
-	got := map[string]roundReviewer{}
-	byReviewer := map[string][]auditFinding{}
-	summaries := map[int]string{}
-	type roundOut struct {
-		reviewers map[string]roundReviewer
-		findings  []auditFinding
-		summary   string
-	}
-	outs := make([]roundOut, (len(forms)+chunk-1)/chunk)
-	t.Run("rounds", func(t *testing.T) {
-		for lo := 0; lo < len(forms); lo += chunk {
-			t.Run(fmt.Sprint(lo), func(t *testing.T) {
-				t.Parallel()
-				hi := min(lo+chunk, len(forms))
-				a := a.with(t, "SPAR_CONFIG="+filepath.Join(a.root, fmt.Sprintf("spar-%d.toml", lo)))
-				var toml strings.Builder
-				for i := lo; i < hi; i++ {
-					f := forms[i]
-					file := a.write(fmt.Sprintf("results/%d.json", i), subst.Replace(f.text), 0o644)
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"c%d\"\npreset = \"command\"\nargv = [\"cat\", %q]\n\n", i, file)
-					if !f.notClaude {
-						fmt.Fprintf(&toml, "[[reviewers]]\nname = \"k%d\"\npreset = \"claude\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("claude%d", i), "claude", file))
-					}
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"x%d\"\npreset = \"codex\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("codex%d", i), "codex", file))
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"a%d\"\npreset = \"agy\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("agy%d", i), "agy", file))
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"r%d\"\npreset = \"native\"\n\n", i)
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"t%d\"\npreset = \"native\"\n\n", i)
-				}
-				a.write(fmt.Sprintf("spar-%d.toml", lo), toml.String(), 0o644)
-				out := filepath.Join(a.root, "reviews", fmt.Sprintf("g1-g6-%d", lo), "code-1")
-				a.mustSpar("run", "--stage", "code", "--base", a.base, "--head", a.head, "--out", out)
-				for i := lo; i < hi; i++ {
-					a.mustSpar("record", out, "--reviewer", fmt.Sprintf("r%d", i), "--result", filepath.Join(a.root, fmt.Sprintf("results/%d.json", i)))
-					tr := a.write(fmt.Sprintf("transcripts/%d.jsonl", i), transcriptFor(out, fmt.Sprintf("t%d", i), subst.Replace(forms[i].text)), 0o644)
-					a.mustSpar("record", out, "--reviewer", fmt.Sprintf("t%d", i), "--transcript", tr)
-				}
-				b, err := os.ReadFile(filepath.Join(out, "summary.md"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs[lo/chunk] = roundOut{roundReviewers(t, out), roundFindings(t, out), string(b)}
-			})
-		}
-	})
+	got, byReviewer, summaries := auditConsumerRounds(t, a, "g1-g6", forms, subst, nil)
 	if t.Failed() {
 		return
-	}
-	for n, o := range outs {
-		for k, v := range o.reviewers {
-			got[k] = v
-		}
-		for _, f := range o.findings {
-			byReviewer[f.Reviewer] = append(byReviewer[f.Reviewer], f)
-		}
-		for i := n * chunk; i < min((n+1)*chunk, len(forms)); i++ {
-			summaries[i] = o.summary
-		}
 	}
 	for i, f := range forms {
 		t.Run(f.name, func(t *testing.T) {
@@ -372,4 +315,75 @@ func TestG1_G6_EveryConsumer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// auditConsumerRounds records every form through every consumer of
+// auditConsumers: rounds of a few forms each (spar record re-records the
+// whole round, so one round of every form would take minutes), run in
+// parallel. runArgs, when not nil, adds spar run arguments for the forms
+// lo..hi-1 of one round. It returns round.json's reviewers by name, the
+// findings by reviewer and each form's summary.md.
+func auditConsumerRounds(t *testing.T, a *auditRepo, name string, forms []resultForm, subst *strings.Replacer,
+	runArgs func(lo, hi int) []string) (map[string]roundReviewer, map[string][]auditFinding, map[int]string) {
+	const chunk = 10
+	got := map[string]roundReviewer{}
+	byReviewer := map[string][]auditFinding{}
+	summaries := map[int]string{}
+	type roundOut struct {
+		reviewers map[string]roundReviewer
+		findings  []auditFinding
+		summary   string
+	}
+	outs := make([]roundOut, (len(forms)+chunk-1)/chunk)
+	t.Run("rounds", func(t *testing.T) {
+		for lo := 0; lo < len(forms); lo += chunk {
+			t.Run(fmt.Sprint(lo), func(t *testing.T) {
+				t.Parallel()
+				hi := min(lo+chunk, len(forms))
+				a := a.with(t, "SPAR_CONFIG="+filepath.Join(a.root, fmt.Sprintf("%s-%d.toml", name, lo)))
+				var toml strings.Builder
+				for i := lo; i < hi; i++ {
+					f := forms[i]
+					file := a.write(fmt.Sprintf("%s/results/%d.json", name, i), subst.Replace(f.text), 0o644)
+					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"c%d\"\npreset = \"command\"\nargv = [\"cat\", %q]\n\n", i, file)
+					if !f.notClaude {
+						fmt.Fprintf(&toml, "[[reviewers]]\nname = \"k%d\"\npreset = \"claude\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("%s-claude%d", name, i), "claude", file))
+					}
+					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"x%d\"\npreset = \"codex\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("%s-codex%d", name, i), "codex", file))
+					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"a%d\"\npreset = \"agy\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("%s-agy%d", name, i), "agy", file))
+					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"r%d\"\npreset = \"native\"\n\n", i)
+					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"t%d\"\npreset = \"native\"\n\n", i)
+				}
+				a.write(fmt.Sprintf("%s-%d.toml", name, lo), toml.String(), 0o644)
+				out := filepath.Join(a.root, "reviews", fmt.Sprintf("%s-%d", name, lo), "code-1")
+				args := []string{"run", "--stage", "code", "--base", a.base, "--head", a.head, "--out", out}
+				if runArgs != nil {
+					args = append(args, runArgs(lo, hi)...)
+				}
+				a.mustSpar(args...)
+				for i := lo; i < hi; i++ {
+					a.mustSpar("record", out, "--reviewer", fmt.Sprintf("r%d", i), "--result", filepath.Join(a.root, fmt.Sprintf("%s/results/%d.json", name, i)))
+					tr := a.write(fmt.Sprintf("%s/transcripts/%d.jsonl", name, i), transcriptFor(out, fmt.Sprintf("t%d", i), subst.Replace(forms[i].text)), 0o644)
+					a.mustSpar("record", out, "--reviewer", fmt.Sprintf("t%d", i), "--transcript", tr)
+				}
+				b, err := os.ReadFile(filepath.Join(out, "summary.md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs[lo/chunk] = roundOut{roundReviewers(t, out), roundFindings(t, out), string(b)}
+			})
+		}
+	})
+	for n, o := range outs {
+		for k, v := range o.reviewers {
+			got[k] = v
+		}
+		for _, f := range o.findings {
+			byReviewer[f.Reviewer] = append(byReviewer[f.Reviewer], f)
+		}
+		for i := n * chunk; i < min((n+1)*chunk, len(forms)); i++ {
+			summaries[i] = o.summary
+		}
+	}
+	return got, byReviewer, summaries
 }

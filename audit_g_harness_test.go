@@ -145,6 +145,8 @@ type roundReviewer struct {
 	Reason        string          `json:"reason"`
 	ObservedModel *string         `json:"observed_model"`
 	Angles        json.RawMessage `json:"angles_checked"`
+	Standpoint    *string         `json:"standpoint"`
+	Report        json.RawMessage `json:"standpoint_report"`
 }
 
 // readJSON decodes root-relative or absolute file p into v.
