@@ -78,6 +78,9 @@ func CheckFolder(p string) error { return check(p, true) }
 // the working tree but still in the index). A git failure is a refusal: Git
 // could not decide.
 func check(p string, folder bool) error {
+	if err := trackedLinks(p); err != nil {
+		return err
+	}
 	real, err := Resolve(p)
 	if err != nil {
 		return refuse(p, "%q: cannot resolve the path: %v", p, err)
@@ -111,6 +114,42 @@ func check(p string, folder bool) error {
 		}
 	}
 	return nil
+}
+
+// trackedLinks refuses p when one of its existing ancestors, as written, is
+// a symbolic link tracked by a repository containing it: the repository's
+// author, not the user, would choose where the record is written (a cloned
+// repository tracking reviews -> ../elsewhere).
+func trackedLinks(p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return refuse(p, "%q: cannot resolve the path: %v", p, err)
+	}
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			dir, err := filepath.EvalSymlinks(filepath.Dir(cur))
+			if err != nil {
+				return refuse(p, "%q: cannot resolve the path: %v", p, err)
+			}
+			link := filepath.Join(dir, filepath.Base(cur))
+			for _, root := range Repositories(dir) {
+				rel, err := filepath.Rel(root, link)
+				if err != nil {
+					continue
+				}
+				out, err := gitx.Git(root, "ls-files", "-z", "--full-name", "--", ":(literal)"+filepath.ToSlash(rel))
+				if err != nil {
+					return refuse(p, "%q: git cannot decide whether the repository %q tracks the symbolic link %q: %v", p, root, cur, err)
+				}
+				if len(out) > 0 {
+					return refuse(p, "%q goes through the symbolic link %q tracked by the repository %q; a record path the repository chooses is refused", p, cur, root)
+				}
+			}
+		}
+		if filepath.Dir(cur) == cur {
+			return nil
+		}
+	}
 }
 
 // ignoredBy asks git check-ignore: exit 0 ignored, 1 not ignored, anything
