@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/gitx"
 )
 
 // Roles and origins of a document in run.documents.
@@ -43,6 +44,9 @@ func Read(repoRoot, path, role, origin string) (envelope.Document, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return envelope.Document{}, unreadable(err)
+	}
+	if link, ok := trackedLinkOut(repoRoot, abs, real); ok {
+		return envelope.Document{}, fmt.Errorf("goes through the symbolic link %q tracked by the repository, which leads outside it (to %s): the repository cannot choose what the reviewers read", link, real)
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
@@ -76,6 +80,37 @@ func ReadRule(repoRoot, rel string) (envelope.Document, error) {
 	}
 	d.Name = filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
 	return d, nil
+}
+
+// trackedLinkOut reports the first symbolic link among abs and its
+// ancestors, as written, that the repository at repoRoot tracks, when the
+// document's real path real is outside repoRoot (G23's rule for project
+// rules, for documents a cloned repository would choose through a link).
+func trackedLinkOut(repoRoot, abs, real string) (string, bool) {
+	if repoRoot == "" || within(repoRoot, real) {
+		return "", false
+	}
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if dir, err := filepath.EvalSymlinks(filepath.Dir(cur)); err == nil && within(repoRoot, dir) {
+				rel, err := filepath.Rel(repoRoot, filepath.Join(dir, filepath.Base(cur)))
+				if err == nil {
+					out, err := gitx.Git(repoRoot, "ls-files", "-z", "--full-name", "--", ":(literal)"+filepath.ToSlash(rel))
+					if err != nil || len(out) > 0 {
+						return cur, true
+					}
+				}
+			}
+		}
+		if filepath.Dir(cur) == cur {
+			return "", false
+		}
+	}
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func unreadable(err error) error {
