@@ -320,11 +320,12 @@ func TestG1_G6_EveryConsumer(t *testing.T) {
 // auditConsumerRounds records every form through every consumer of
 // auditConsumers: rounds of a few forms each (spar record re-records the
 // whole round, so one round of every form would take minutes), run in
-// parallel. runArgs, when not nil, adds spar run arguments for the forms
-// lo..hi-1 of one round. It returns round.json's reviewers by name, the
+// parallel, the native reviewers in rounds of their own. runArgs, when not
+// nil, adds spar run arguments for the forms lo..hi-1 of one round whose
+// reviewers have the name prefixes (letters of auditConsumers). It returns round.json's reviewers by name, the
 // findings by reviewer and each form's summary.md.
 func auditConsumerRounds(t *testing.T, a *auditRepo, name string, forms []resultForm, subst *strings.Replacer,
-	runArgs func(lo, hi int) []string) (map[string]roundReviewer, map[string][]auditFinding, map[int]string) {
+	runArgs func(lo, hi int, prefixes string) []string) (map[string]roundReviewer, map[string][]auditFinding, map[int]string) {
 	const chunk = 10
 	got := map[string]roundReviewer{}
 	byReviewer := map[string][]auditFinding{}
@@ -340,8 +341,8 @@ func auditConsumerRounds(t *testing.T, a *auditRepo, name string, forms []result
 			t.Run(fmt.Sprint(lo), func(t *testing.T) {
 				t.Parallel()
 				hi := min(lo+chunk, len(forms))
-				a := a.with(t, "SPAR_CONFIG="+filepath.Join(a.root, fmt.Sprintf("%s-%d.toml", name, lo)))
-				var toml strings.Builder
+				a := a.with(t)
+				var toml, natives strings.Builder
 				for i := lo; i < hi; i++ {
 					f := forms[i]
 					file := a.write(fmt.Sprintf("%s/results/%d.json", name, i), subst.Replace(f.text), 0o644)
@@ -351,26 +352,39 @@ func auditConsumerRounds(t *testing.T, a *auditRepo, name string, forms []result
 					}
 					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"x%d\"\npreset = \"codex\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("%s-codex%d", name, i), "codex", file))
 					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"a%d\"\npreset = \"agy\"\nbinary = %q\n\n", i, a.fakeWrapper(fmt.Sprintf("%s-agy%d", name, i), "agy", file))
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"r%d\"\npreset = \"native\"\n\n", i)
-					fmt.Fprintf(&toml, "[[reviewers]]\nname = \"t%d\"\npreset = \"native\"\n\n", i)
+					fmt.Fprintf(&natives, "[[reviewers]]\nname = \"r%d\"\npreset = \"native\"\n\n", i)
+					fmt.Fprintf(&natives, "[[reviewers]]\nname = \"t%d\"\npreset = \"native\"\n\n", i)
 				}
-				a.write(fmt.Sprintf("%s-%d.toml", name, lo), toml.String(), 0o644)
-				out := filepath.Join(a.root, "reviews", fmt.Sprintf("%s-%d", name, lo), "code-1")
-				args := []string{"run", "--stage", "code", "--base", a.base, "--head", a.head, "--out", out}
-				if runArgs != nil {
-					args = append(args, runArgs(lo, hi)...)
+				var o roundOut
+				o.reviewers = map[string]roundReviewer{}
+				// The native reviewers in a round of their own: spar record
+				// re-records every reviewer of the round, so the fewer the
+				// faster.
+				for _, rnd := range []struct{ kind, toml, prefixes string }{{"run", toml.String(), "ckxa"}, {"native", natives.String(), "rt"}} {
+					cfg := a.write(fmt.Sprintf("%s-%s-%d.toml", name, rnd.kind, lo), rnd.toml, 0o644)
+					b := a.with(t, "SPAR_CONFIG="+cfg)
+					out := filepath.Join(a.root, "reviews", fmt.Sprintf("%s-%s-%d", name, rnd.kind, lo), "code-1")
+					args := []string{"run", "--stage", "code", "--base", a.base, "--head", a.head, "--out", out}
+					if runArgs != nil {
+						args = append(args, runArgs(lo, hi, rnd.prefixes)...)
+					}
+					b.mustSpar(args...)
+					for i := lo; i < hi && rnd.kind == "native"; i++ {
+						b.mustSpar("record", out, "--reviewer", fmt.Sprintf("r%d", i), "--result", filepath.Join(a.root, fmt.Sprintf("%s/results/%d.json", name, i)))
+						tr := b.write(fmt.Sprintf("%s/transcripts/%d.jsonl", name, i), transcriptFor(out, fmt.Sprintf("t%d", i), subst.Replace(forms[i].text)), 0o644)
+						b.mustSpar("record", out, "--reviewer", fmt.Sprintf("t%d", i), "--transcript", tr)
+					}
+					sum, err := os.ReadFile(filepath.Join(out, "summary.md"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for k, v := range roundReviewers(t, out) {
+						o.reviewers[k] = v
+					}
+					o.findings = append(o.findings, roundFindings(t, out)...)
+					o.summary += string(sum)
 				}
-				a.mustSpar(args...)
-				for i := lo; i < hi; i++ {
-					a.mustSpar("record", out, "--reviewer", fmt.Sprintf("r%d", i), "--result", filepath.Join(a.root, fmt.Sprintf("%s/results/%d.json", name, i)))
-					tr := a.write(fmt.Sprintf("%s/transcripts/%d.jsonl", name, i), transcriptFor(out, fmt.Sprintf("t%d", i), subst.Replace(forms[i].text)), 0o644)
-					a.mustSpar("record", out, "--reviewer", fmt.Sprintf("t%d", i), "--transcript", tr)
-				}
-				b, err := os.ReadFile(filepath.Join(out, "summary.md"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs[lo/chunk] = roundOut{roundReviewers(t, out), roundFindings(t, out), string(b)}
+				outs[lo/chunk] = o
 			})
 		}
 	})

@@ -49,14 +49,14 @@ func TestG1_StandpointReport_EveryConsumer(t *testing.T) {
 		rf[i] = f.resultForm
 	}
 	subst := strings.NewReplacer("@H7@", a.head7)
-	got, _, _ := auditConsumerRounds(t, a, "standpoints", rf, subst, func(lo, hi int) []string {
+	got, _, _ := auditConsumerRounds(t, a, "standpoints", rf, subst, func(lo, hi int, prefixes string) []string {
 		var args []string
 		for i := lo; i < hi; i++ {
 			if !forms[i].assigned {
 				continue
 			}
-			for _, c := range auditConsumers {
-				args = append(args, "--standpoint", fmt.Sprintf("%s%d=a stale cache key after logout", c.prefix, i))
+			for _, p := range prefixes {
+				args = append(args, "--standpoint", fmt.Sprintf("%c%d=a stale cache key after logout", p, i))
 			}
 		}
 		return args
