@@ -26,7 +26,7 @@ var auditReaders = []struct{ name, what string }{
 	{"t", "spar record --transcript"},
 }
 
-// auditLedger is the ledger of round dir: the auto-deferred finding IDs.
+// auditAutoDeferred reads the ledger of round dir: the auto-deferred finding IDs.
 func auditAutoDeferred(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "ledger.jsonl"))
@@ -47,6 +47,10 @@ func auditAutoDeferred(t *testing.T, dir string) map[string]bool {
 			t.Fatalf("ledger.jsonl: %v", err)
 		}
 		if e.Disposition == "deferred" && e.Auto {
+			// Re-recording the round (spar record) appends no second one.
+			if m[e.Finding] {
+				t.Errorf("ledger.jsonl defers %s automatically twice", e.Finding)
+			}
 			m[e.Finding] = true
 		}
 	}
