@@ -120,7 +120,7 @@ func Caps(dir string) (*CapReport, error) {
 				x.Cause = NoRecordedCause
 			}
 			st.Extensions = append(st.Extensions, x)
-			st.Extended += e.By
+			st.Extended = series.AddCapped(st.Extended, e.By)
 		}
 		for i, r := range rounds {
 			if r.state != published || r.rec.DryRun || r.rec.Stage != stage {
@@ -134,7 +134,7 @@ func Caps(dir string) (*CapReport, error) {
 		}
 		if latest != nil {
 			c, _ := series.CapOf(latest.Config.Caps, stage)
-			limit := c + st.Extended
+			limit := series.AddCapped(c, st.Extended)
 			left := limit - st.Counted
 			if left < 0 {
 				left = 0

@@ -8,6 +8,7 @@ package series
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,17 @@ func (r Round) Counted() bool {
 	return r.Finished && !r.Record.DryRun && r.Record.Cap.Counted
 }
 
+// AddCapped adds two counts of 0 or more (caps, extensions' --by), stopping
+// at the largest int instead of wrapping around: G31 accepts any --by of 1
+// or more, and a sum that wrapped would turn a huge extension into a limit
+// below the rounds already counted.
+func AddCapped(a, b int) int {
+	if b > 0 && a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
 // sameInput: same stage, base, head and packet_sha256 (DESIGN.md §4; the
 // standpoints are part of the packet, so of packet_sha256).
 func sameInput(rec *round.Record, stage, base, head, packetSHA256 string) bool {
@@ -135,10 +147,10 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 	extended := 0
 	for _, e := range exts {
 		if e.Stage == stage {
-			extended += e.By
+			extended = AddCapped(extended, e.By)
 		}
 	}
-	limit := capN + extended
+	limit := AddCapped(capN, extended)
 	d := Decision{
 		Cap:       envelope.Cap{Stage: key, Limit: limit},
 		Completed: map[string]string{},
