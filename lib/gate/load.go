@@ -279,6 +279,7 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 	close(next)
 	wg.Wait()
 	rounds = read[:len(dirs)]
+	foreignRounds(series, dirs, rounds)
 	sort.SliceStable(rounds, func(i, j int) bool {
 		a, b := startedAt(rounds[i]), startedAt(rounds[j])
 		if a != b {
@@ -304,6 +305,47 @@ func holdsRecord(dir string) bool {
 		}
 	}
 	return false
+}
+
+// foreignRounds marks unreadable each round whose round.json names another
+// series (spar-exec records the series' real path) that still exists and
+// holds rounds this folder lacks: a round copied or linked out of its series
+// would make a series of its own that leaves the other rounds out (G29,
+// G32). A series moved or copied whole keeps every round name and is read
+// as it is.
+func foreignRounds(series string, dirs []string, rounds []*roundData) {
+	real := series
+	if abs, err := filepath.Abs(series); err == nil {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			real = r
+		}
+	}
+	here := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		here[filepath.Base(d)] = true
+	}
+	lacks := map[string]string{} // recorded series → a round name not here ("" when none)
+	for _, r := range rounds {
+		if r.rec == nil || r.rec.Series == "" || filepath.Clean(r.rec.Series) == real {
+			continue
+		}
+		other := filepath.Clean(r.rec.Series)
+		missing, seen := lacks[other]
+		if !seen {
+			if names, err := round.ListRounds(other); err == nil {
+				for _, n := range names {
+					if !here[filepath.Base(n)] {
+						missing = filepath.Base(n)
+						break
+					}
+				}
+			}
+			lacks[other] = missing
+		}
+		if missing != "" {
+			r.state, r.err = unreadable, errors.New("round.json names the series "+quote(other)+", which holds "+missing+", not in this folder")
+		}
+	}
 }
 
 func startedAt(r *roundData) string {
