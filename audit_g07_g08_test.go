@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -325,6 +326,50 @@ func TestG8_Links_EveryConsumer(t *testing.T) {
 				var id string
 				_ = json.Unmarshal(f["id"], &id)
 				rawByID[id] = f
+			}
+			// round.json links.rules keeps each rule document's names (G26
+			// name, real absolute path), file_name and G8 line count.
+			var rec struct {
+				Links struct {
+					Rules []struct {
+						Names    []string `json:"names"`
+						FileName string   `json:"file_name"`
+						Lines    int      `json:"lines"`
+					} `json:"rules"`
+				} `json:"links"`
+			}
+			readJSON(t, filepath.Join(out, "round.json"), &rec)
+			var wantRules []string
+			for _, d := range spec.Documents {
+				if d.Role != "rule" {
+					continue
+				}
+				name, p := d.Name, filepath.Join(a.repo, filepath.FromSlash(d.Name))
+				if d.Place == "outside" {
+					name, p = filepath.Base(d.Name), filepath.Join(a.root, "outside", filepath.FromSlash(d.Name))
+				}
+				real, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Count(d.Text, "\n")
+				if d.Text != "" && !strings.HasSuffix(d.Text, "\n") {
+					lines++
+				}
+				wantRules = append(wantRules, fmt.Sprintf("%q %q %s %d", name, real, filepath.Base(d.Name), lines))
+			}
+			var gotRules []string
+			for _, r := range rec.Links.Rules {
+				if len(r.Names) != 2 {
+					t.Errorf("links.rules names %q, want [name, real path]", r.Names)
+					continue
+				}
+				gotRules = append(gotRules, fmt.Sprintf("%q %q %s %d", r.Names[0], r.Names[1], r.FileName, r.Lines))
+			}
+			sort.Strings(wantRules)
+			sort.Strings(gotRules)
+			if fmt.Sprint(gotRules) != fmt.Sprint(wantRules) {
+				t.Errorf("round.json links.rules:\n got %q\nwant %q", gotRules, wantRules)
 			}
 			got := byID(roundFindings(t, out))
 			for i, w := range wants {
