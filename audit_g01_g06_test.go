@@ -401,3 +401,47 @@ func auditConsumerRounds(t *testing.T, a *auditRepo, name string, forms []result
 	}
 	return got, byReviewer, summaries
 }
+
+// TestG4_RequestedAngles_EveryConsumer: the requested angles are the
+// project's (G22), here design and premises: each must appear in either
+// list, other angles are accepted, for every consumer.
+func TestG4_RequestedAngles_EveryConsumer(t *testing.T) {
+	t.Parallel()
+	a := auditBaseRepo(t)
+	a.writeFiles(map[string]string{".jaekit/spar.toml": "angles = [\"premises\", \"design\"]\n"})
+	checked := func(angles ...string) func(r map[string]any) {
+		return func(r map[string]any) {
+			var l []any
+			for _, x := range angles {
+				l = append(l, map[string]any{"angle": x, "result": "ok"})
+			}
+			r["angles_checked"] = l
+		}
+	}
+	forms := []resultForm{
+		{name: "G4_requested_only", text: with(checked("design", "premises")), status: "completed"},
+		{name: "G4_requested_unchecked", text: with(func(r map[string]any) {
+			checked("design")(r)
+			r["angles_unchecked"] = []any{map[string]any{"angle": "premises", "reason": "no time"}}
+		}), status: "completed"},
+		{name: "G4_unrequested_too", text: with(checked(auditAngles...)), status: "completed"},
+		{name: "G4_requested_missing", text: with(checked("design", "side-effects")), status: "invalid_output",
+			reason: `angles_checked, angles_unchecked: the requested angle "premises" is in neither list`},
+		{name: "G4_none", text: with(checked()), status: "invalid_output",
+			reason: `angles_checked, angles_unchecked: the requested angle "design" is in neither list`},
+	}
+	// with(checked()) gives a null list: an empty one is meant.
+	forms[4].text = strings.Replace(forms[4].text, `"angles_checked":null`, `"angles_checked":[]`, 1)
+	got, _, _ := auditConsumerRounds(t, a, "g4-angles", forms, strings.NewReplacer("@H7@", a.head7), nil)
+	if t.Failed() {
+		return
+	}
+	for i, f := range forms {
+		for _, c := range auditConsumers {
+			r := got[fmt.Sprintf("%s%d", c.prefix, i)]
+			if r.Status != f.status || r.Reason != f.reason {
+				t.Errorf("%s %s: status %s reason %q; want %s %q", f.name, c.what, r.Status, r.Reason, f.status, f.reason)
+			}
+		}
+	}
+}
