@@ -241,7 +241,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 		warnings, observed = t.Warnings, t.Model
 	}
 	if a.hasResult {
-		b, err := os.ReadFile(a.result)
+		b, err := transcript.ReadFile(a.result, transcript.ResultCap)
 		if err != nil {
 			return nil, refused("--result %q cannot be read: %v", a.result, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -73,7 +72,7 @@ type block struct {
 // transcript (the file cannot be read, or a line is not a JSON object) is an
 // error: spar record refuses it.
 func Read(path, workspace, prompt string) (*Transcript, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, TranscriptCap)
 	if err != nil {
 		return nil, err
 	}
