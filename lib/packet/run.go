@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/criteria"
@@ -57,6 +58,11 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	// G28: the round folder does not exist yet and every repository around
 	// it ignores it; its series (the parent folder) holds .lock and
 	// extensions.jsonl, so the same rule applies to the series.
+	// Every record and message names the round by this path: a control
+	// character in it could not be shown on one line.
+	if strings.IndexFunc(a.Out, unicode.IsControl) >= 0 {
+		return nil, false, refusef("--out %q holds a control character", a.Out)
+	}
 	if err := recordpath.CheckNewFolder(a.Out); err != nil {
 		return nil, false, refusef("--out %s", err)
 	}
