@@ -4,7 +4,11 @@
 // they share these types.
 package envelope
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // ---------------------------------------------------------------- config
 // Owner: spar-config. The applied configuration record of spar-config.en.md
@@ -303,4 +307,47 @@ type LinkFragment struct {
 type Recorded struct {
 	Round string   `json:"round"` // absolute round folder
 	Files []string `json:"files"` // round-relative names written
+}
+
+// reviewerRunJSON is ReviewerRun's JSON form. A result that is not valid
+// UTF-8 cannot be a JSON string as received (the encoder would replace the
+// bad bytes with U+FFFD and the check would see another value), so it
+// travels as result_base64 and comes back byte for byte; spar-check then
+// refuses it (G1: not a JSON text).
+type reviewerRunJSON struct {
+	reviewerRunAlias
+	ResultBase64 []byte `json:"result_base64,omitempty"`
+}
+
+type reviewerRunAlias ReviewerRun
+
+// MarshalJSON keeps the result's bytes exactly (see reviewerRunJSON).
+func (r ReviewerRun) MarshalJSON() ([]byte, error) {
+	j := reviewerRunJSON{reviewerRunAlias: reviewerRunAlias(r)}
+	if r.Result != nil && !utf8.ValidString(*r.Result) {
+		j.ResultBase64 = []byte(*r.Result)
+		j.Result = nil
+	}
+	// No HTML escaping, as every spar record (pipe.Marshal).
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// UnmarshalJSON reads both forms of the result.
+func (r *ReviewerRun) UnmarshalJSON(b []byte) error {
+	var j reviewerRunJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = ReviewerRun(j.reviewerRunAlias)
+	if j.ResultBase64 != nil {
+		s := string(j.ResultBase64)
+		r.Result = &s
+	}
+	return nil
 }

@@ -43,10 +43,8 @@ func (m *commandMonitor) Stdout(b []byte) { m.out = b }
 
 func (m *commandMonitor) Finish() Outcome {
 	o := Outcome{Tools: []string{}}
-	if strings.TrimSpace(string(m.out)) == "" {
-		o.Problem = "stdout is empty"
-		return o
-	}
+	// G1: stdout is the result as given, empty included; spar-check decides
+	// (an empty result is invalid_output for every consumer alike).
 	s := string(m.out)
 	o.Result = &s
 	return o

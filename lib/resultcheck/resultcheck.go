@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/tidwall/gjson"
@@ -93,7 +94,12 @@ func Raw(r Round, reviewer, raw string) (out Checked) {
 			out = Checked{Status: InvalidOutput, Reason: f.reason}
 		}
 	}()
-	// G1: one JSON object.
+	// G1: one JSON object. Text that is not valid UTF-8 is not a JSON text
+	// (RFC 8259 §8.1); reading it with its bad bytes replaced would accept
+	// another value than the reviewer gave.
+	if !utf8.ValidString(raw) {
+		failf("result: not valid UTF-8")
+	}
 	if !gjson.Valid(raw) || !json.Valid([]byte(raw)) {
 		failf("result: not one JSON value")
 	}
