@@ -41,7 +41,9 @@ type roundData struct {
 	last map[string]*round.LedgerEntry
 }
 
-func (r *roundData) dryRun() bool { return r.rec != nil && r.rec.DryRun }
+// dryRun: a round.json that says dry run but does not read as one (G32) is
+// unreadable, not a dry run to leave out.
+func (r *roundData) dryRun() bool { return r.rec != nil && r.rec.DryRun && r.state != unreadable }
 
 // finding is what the gate reads of a finding: findings.json keeps every
 // field (envelope.Finding), the decision needs only these.
@@ -70,6 +72,14 @@ func readRound(dir string) *roundData {
 	}
 	d.rec = rec
 	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
+		// G29: a round that stopped before recording has neither
+		// finished_at nor findings.json. With findings.json it is a round
+		// whose round.json lost finished_at (by hand, or a recording caught
+		// between its writes): unreadable, never silently left out (G32).
+		if _, err := os.Lstat(filepath.Join(dir, round.FindingsFile)); err == nil {
+			d.state, d.err = unreadable, errors.New("round.json has no finished_at, but findings.json exists (a round that stopped before recording has neither)")
+			return d
+		}
 		d.state, d.err = unfinished, fmt.Errorf("%w (round.json has no finished_at)", round.ErrUnfinished)
 		return d
 	}
@@ -107,6 +117,25 @@ func readRound(dir string) *roundData {
 		d.state, d.err = unreadable, fmt.Errorf("findings.json holds %s, round.json counts %s", countText(got), countText(rec.Counts))
 		return d
 	}
+	if rec.DryRun {
+		// A dry run starts no reviewer (no workspace), finds nothing and is
+		// never counted: round.json saying otherwise was edited by hand to
+		// leave the round out of the gate (G29, G32).
+		var not []string
+		if _, err := os.Lstat(filepath.Join(dir, round.WorkspaceDir)); err == nil {
+			not = append(not, "has a workspace")
+		}
+		if n := len(finds); n > 0 {
+			not = append(not, fmt.Sprintf("counts %d finding%s", n, map[bool]string{true: "", false: "s"}[n == 1]))
+		}
+		if rec.Cap.Counted {
+			not = append(not, "is counted")
+		}
+		if len(not) > 0 {
+			d.state, d.err = unreadable, errors.New("round.json says dry run, but the round "+joinAnd(not))
+			return d
+		}
+	}
 	led, err := readLedger(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
@@ -125,6 +154,13 @@ func readRound(dir string) *roundData {
 		d.last[led[i].Finding] = &led[i]
 	}
 	return d
+}
+
+func joinAnd(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
 }
 
 func countClasses(finds []finding) round.Counts {
