@@ -202,6 +202,13 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 		// give their IDs to other findings.
 		return nil, refused("reviewer %q already completed in round %q", a.reviewer, a.round)
 	}
+	// Only the host's subagent is recorded from outside: a result for a
+	// reviewer spar starts itself would be the agent's words in that
+	// reviewer's place (a required reviewer is skipped with the user's
+	// words, spar waive, never with a file).
+	if cfg.Preset != "native" {
+		return nil, refused("reviewer %q (%s) is run by spar run; spar record records the host's subagent (native) only: rerun the round (a rerun runs the reviewers that did not complete), or with the user's words spar waive %s --reviewer %s --user-quote WORDS", a.reviewer, cfg.Preset, a.round, a.reviewer)
+	}
 	// DESIGN.md §10 (review-freshness: recording rejects stale inputs).
 	for _, d := range rec.Documents {
 		b, err := os.ReadFile(d.Path)
