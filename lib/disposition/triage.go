@@ -87,6 +87,20 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 				return refuse("spar-record: triage: --commit %q does not resolve to a commit in %q", o[OptCommit], rec.Repo)
 			}
 			e.Commit = id
+			// DESIGN.md §7: fixed names the commit that fixes the finding. The
+			// head the round reviewed still has the finding, so neither it nor
+			// any commit it contains can be that fix (an agent that forgot to
+			// commit its fix and gave --commit HEAD would otherwise close an
+			// open defect).
+			if rule.Disposition == "fixed" && rec.Head != "" {
+				in, err := gitx.IsAncestor(rec.Repo, id, rec.Head)
+				if err != nil {
+					return refuse("spar-record: triage: --commit %q: %v", o[OptCommit], err)
+				}
+				if in {
+					return refuse("spar-record: triage: --commit %q (%s) is already in the head round %q reviewed (%s); a fix is a commit after it", o[OptCommit], id, req.Round, rec.Head)
+				}
+			}
 		}
 		if Given(o[OptOf]) {
 			ofRound, _, err := resolveOf(series, dir, rec, fs, f.ID, o[OptOf])

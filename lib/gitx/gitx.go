@@ -6,6 +6,7 @@ package gitx
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -69,4 +70,21 @@ func SplitZ(b []byte) []string {
 		return nil
 	}
 	return strings.Split(s, "\x00")
+}
+
+// IsAncestor reports whether commit a is an ancestor of commit b, or b
+// itself (git merge-base --is-ancestor). Both are full commit IDs.
+func IsAncestor(dir, a, b string) (bool, error) {
+	_, err := Git(dir, "merge-base", "--is-ancestor", "--end-of-options", a, b)
+	if err == nil {
+		return true, nil
+	}
+	var ge *Error
+	if errors.As(err, &ge) {
+		var ee *exec.ExitError
+		if errors.As(ge.Err, &ee) && ee.ExitCode() == 1 {
+			return false, nil
+		}
+	}
+	return false, err
 }
