@@ -229,11 +229,50 @@ func (g *gate) decide() {
 	for _, s := range g.series {
 		g.listedProblems(s, fix)
 		g.missingRounds(s, fix)
+		g.removedRounds(s)
 		g.expectHeadMismatch(s)
 		g.staleDocuments(s)
 		g.findings(s)
 		g.requiredReviewers(s)
 		g.growth(s)
+	}
+}
+
+// removedRounds blocks when a counted round of the series is gone: spar
+// numbers the counted rounds of a stage 1, 2, … (cap.number, DESIGN.md §4),
+// so a number below the highest with no published round is a round folder
+// someone removed, with whatever open findings it held (review-freshness:
+// obsolete or incomplete records never satisfy the gate). Removing the
+// latest counted round leaves no gap; the caps still count it no more.
+func (g *gate) removedRounds(s *seriesData) {
+	have := map[string]map[int]bool{}
+	top := map[string]int{}
+	var stages []string
+	for _, r := range s.rounds {
+		if r.state == unreadable {
+			// Its own reason blocks already, and it may be the missing number.
+			return
+		}
+	}
+	for _, r := range s.rounds {
+		if r.state != published || r.rec == nil || r.rec.DryRun || !r.rec.Cap.Counted || r.rec.Cap.Number < 1 {
+			continue
+		}
+		st := r.rec.Stage
+		if have[st] == nil {
+			have[st] = map[int]bool{}
+			stages = append(stages, st)
+		}
+		have[st][r.rec.Cap.Number] = true
+		top[st] = max(top[st], r.rec.Cap.Number)
+	}
+	for _, st := range stages {
+		for n := 1; n < top[st]; n++ {
+			if !have[st][n] {
+				g.reason("%s: counted %s round number %d of the series is missing (the series has counted %s rounds up to number %d): a round folder was removed, and with it its findings; to clear: restore it, or review the change in a new series",
+					s.display, st, n, st, top[st])
+			}
+		}
 	}
 }
 
