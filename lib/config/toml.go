@@ -3,9 +3,9 @@ package config
 import (
 	"bytes"
 	"errors"
+	"github.com/jaekit/spar/lib/escape"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -209,15 +209,4 @@ func (d *tomlDoc) line(path ...string) int {
 // oneLine escapes control characters in a go-toml message (it can quote the
 // offending character raw, a newline included): a configuration error is
 // one stderr line.
-func oneLine(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
-}
+func oneLine(s string) string { return strings.TrimSpace(escape.Controls(s)) }

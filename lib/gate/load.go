@@ -166,16 +166,7 @@ func joinAnd(list []string) string {
 func countClasses(finds []finding) round.Counts {
 	var c round.Counts
 	for _, f := range finds {
-		switch f.Class {
-		case "defect":
-			c.Defect++
-		case "requirement-question":
-			c.RequirementQuestion++
-		case "hardening":
-			c.Hardening++
-		case "note":
-			c.Note++
-		}
+		c.Add(f.Class)
 	}
 	return c
 }

@@ -163,3 +163,17 @@ type Extension struct {
 	Reason string `json:"reason,omitempty"`
 	At     string `json:"at"`
 }
+
+// Add counts one finding of class; a class outside the four counts nowhere.
+func (c *Counts) Add(class string) {
+	switch class {
+	case "defect":
+		c.Defect++
+	case "requirement-question":
+		c.RequirementQuestion++
+	case "hardening":
+		c.Hardening++
+	case "note":
+		c.Note++
+	}
+}

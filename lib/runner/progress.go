@@ -2,13 +2,11 @@ package runner
 
 import (
 	"fmt"
+	"github.com/jaekit/spar/lib/escape"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 )
 
 // Progress writes the progress lines of a round to stderr: one when each
@@ -43,21 +41,7 @@ func (p *Progress) Line(format string, args ...any) {
 // escapeControls shows control characters as Go escapes (\x1b, \n): a
 // reviewer's reason (its last stderr line) reaches the user's terminal, and
 // a terminal escape in it must not act there, nor a newline split the line.
-func escapeControls(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func escapeControls(s string) string { return escape.Controls(s) }
 
 // Ticker prints "spar: NAME running 4m10s" every p.Every while the returned
 // stop function has not been called (terminal only).

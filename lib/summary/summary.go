@@ -6,9 +6,8 @@ package summary
 
 import (
 	"fmt"
-	"strconv"
+	"github.com/jaekit/spar/lib/escape"
 	"strings"
-	"unicode"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
@@ -46,16 +45,7 @@ func VerdictLine(rec *round.Record, findings []envelope.Finding) string {
 func CountClasses(findings []envelope.Finding) round.Counts {
 	var c round.Counts
 	for _, f := range findings {
-		switch f.Class {
-		case "defect":
-			c.Defect++
-		case "requirement-question":
-			c.RequirementQuestion++
-		case "hardening":
-			c.Hardening++
-		case "note":
-			c.Note++
-		}
+		c.Add(f.Class)
 	}
 	return c
 }
@@ -98,19 +88,7 @@ func cell(s string) string {
 // NUL) is shown escaped (\x1b), never written raw.
 func line(s string) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return escape.Controls(s)
 }
 
 func short(id string) string {
