@@ -158,7 +158,7 @@ func runGate(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := atomic.WriteFile(sarifOut, sb, 0o644); err != nil {
+		if err := atomic.WriteFileUnlocked(sarifOut, sb, 0o644); err != nil {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("spar-gate: --sarif %q: %v", sarifOut, err))
 		}
 	} else {
@@ -169,7 +169,7 @@ func runGate(args []string) error {
 		return err
 	}
 	if hasOut {
-		if err := atomic.WriteFile(out, b, 0o644); err != nil {
+		if err := atomic.WriteFileUnlocked(out, b, 0o644); err != nil {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("spar-gate: --out %q: %v", out, err))
 		}
 	}

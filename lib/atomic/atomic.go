@@ -10,7 +10,9 @@ import (
 	"syscall"
 )
 
-// WriteFile writes data to path atomically with the given permissions.
+// WriteFile writes data to path atomically with the given permissions,
+// through NAME.tmp. Callers hold the series lock (G33), so no other spar
+// writes the same NAME.tmp at the same time.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	tmp := path + ".tmp"
 	// A stale NAME.tmp (a crash, or a symbolic link planted beside the
@@ -23,6 +25,30 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
+	return publish(f, tmp, path, data)
+}
+
+// WriteFileUnlocked is WriteFile for a writer that holds no lock (spar gate
+// --out and --sarif never lock, G33): its temporary file has a name of its
+// own (NAME.<random>.tmp, created exclusively, never through a link), so two
+// gates writing the same file at once each publish a whole file and the last
+// rename wins, instead of one renaming the other's half-written NAME.tmp.
+func WriteFileUnlocked(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	return publish(f, f.Name(), path, data)
+}
+
+// publish writes data to the open temporary file f, syncs and closes it,
+// and renames it to path.
+func publish(f *os.File, tmp, path string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)
