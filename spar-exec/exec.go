@@ -132,13 +132,13 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
 		}
 		// Step 4: every reviewer at once.
-		var todo []runner.Reviewer
+		var toRun []runner.Reviewer
 		var idx []int
 		for i, r := range in.cfg.Reviewers {
 			if runs[i].Status == runner.NotRun {
 				continue
 			}
-			todo = append(todo, rd.reviewer(r, ws))
+			toRun = append(toRun, rd.reviewer(r, ws))
 			idx = append(idx, i)
 		}
 		// Interrupted while the reviewers run: stop their process groups
@@ -156,7 +156,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 				runner.StopAll()
 			}
 		}()
-		done := runner.RunAll(todo, runner.NewProgress(stderr))
+		done := runner.RunAll(toRun, runner.NewProgress(stderr))
 		signal.Stop(sigs)
 		close(sigs)
 		<-handled
