@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/summary"
 )
 
 // TriageRequest is one spar triage: the round folder, the finding ID, the
@@ -122,7 +124,10 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			return err
 		}
 		entry = e
-		return nil
+		// summary.md shows each finding's disposition (DESIGN.md §9): it is
+		// rendered again from the records, under the same lock. The ledger
+		// line is the record; a crash before this leaves an older summary.
+		return rewriteSummary(dir, rec, fs)
 	})
 	return entry, err
 }
@@ -213,4 +218,18 @@ func earlierRounds(series, dir string) ([]string, error) {
 		}
 	}
 	return nil, refuse("spar-record: triage: round %q is not a round of series %q", dir, series)
+}
+
+// rewriteSummary renders summary.md from round.json, findings.json and the
+// ledger as they are now.
+func rewriteSummary(dir string, rec *round.Record, fs *round.Findings) error {
+	ledger, err := round.ReadLedger(dir)
+	if err != nil {
+		return refuse("spar-record: triage: %v", err)
+	}
+	path := filepath.Join(dir, round.SummaryFile)
+	if err := atomic.WriteFile(path, summary.Render(rec, fs.Findings, ledger), 0o644); err != nil {
+		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: triage: %s: %v", path, err))
+	}
+	return nil
 }
