@@ -70,16 +70,7 @@ func TestG33_RecordWaitsForTheLock(t *testing.T) {
 func TestG33_RunHoldsTheLockUntilRecorded(t *testing.T) {
 	work := t.TempDir()
 	repo := filepath.Join(work, "repo")
-	gitRun := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	gitRun := gitIn(t, repo)
 	os.MkdirAll(repo, 0o755)
 	gitRun("init", "-q")
 	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("reviews/\n"), 0o644)
@@ -135,16 +126,7 @@ func TestG33_RunHoldsTheLockUntilRecorded(t *testing.T) {
 func TestG33_ConcurrentRunsRespectTheCap(t *testing.T) {
 	work := t.TempDir()
 	repo := filepath.Join(work, "repo")
-	gitRun := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	gitRun := gitIn(t, repo)
 	os.MkdirAll(filepath.Join(repo, ".jaekit"), 0o755)
 	gitRun("init", "-q")
 	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("reviews/\n"), 0o644)

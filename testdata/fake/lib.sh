@@ -7,7 +7,7 @@
 #   exit       exits 3 with a message on stderr   ratelimit quota refusal unless the model is
 #   auth       authentication refusal                       $FAKE_OK_MODEL (default fallback-model)
 #   tool       uses a forbidden tool              shell     (agy) a shell line that breaks G11
-#   hang       starts a grandchild and sleeps     stubborn  like hang, ignoring SIGTERM
+#   hang       starts a grandchild and sleeps     noterm    like hang, ignoring SIGTERM
 #   nomodel    completed, no model stated         huge      70 MB on stdout
 #   badversion --version exits 2
 #
@@ -15,7 +15,7 @@
 # (default 0000000; FAKE_HEAD_FILE names a file holding it); FAKE_RESULT_FILE replaces the result; FAKE_LOG, when
 # set, names files FAKE_LOG.<cli> that get one line per argument, then
 # "stdin:" and the stdin text (claude, codex); FAKE_PIDFILE
-# gets the grandchild's process ID (hang, stubborn).
+# gets the grandchild's process ID (hang, noterm).
 
 fake_init() {
 	cli=$1
@@ -53,8 +53,8 @@ fake_init() {
 	fi
 	[ -n "${FAKE_SLEEP:-}" ] && sleep "$FAKE_SLEEP"
 	case $scenario in
-	hang|stubborn)
-		[ "$scenario" = stubborn ] && trap '' TERM
+	hang|noterm)
+		[ "$scenario" = noterm ] && trap '' TERM
 		sleep 300 &
 		[ -n "${FAKE_PIDFILE:-}" ] && echo $! >"$FAKE_PIDFILE"
 		sleep 300
