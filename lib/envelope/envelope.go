@@ -235,6 +235,59 @@ type Attempt struct {
 	Reason        string  `json:"reason"`
 	ObservedModel *string `json:"observed_model,omitempty"` // absent when unknown (G12)
 	Resets        *string `json:"resets"`
+	// Usage is what the reviewer's output states of tokens and cost; null
+	// when it states nothing (DESIGN.md §5, "Usage and cost").
+	Usage *Usage `json:"usage"`
+	// Executable is the program this attempt ran, after the PATH lookup
+	// (G14): a reviewer named claude that is some other program on PATH
+	// shows as such. Null when none was resolved.
+	Executable *Executable `json:"executable"`
+}
+
+// Usage is one attempt's token counts and cost as its output states them;
+// each field is null when the output does not state it.
+type Usage struct {
+	InputTokens      *int64   `json:"input_tokens"`
+	OutputTokens     *int64   `json:"output_tokens"`
+	CacheReadTokens  *int64   `json:"cache_read_tokens"`
+	CacheWriteTokens *int64   `json:"cache_write_tokens"`
+	CostUSD          *float64 `json:"cost_usd"`
+}
+
+// Add sums u into t field by field: a field stays null only when it is
+// null in both.
+func (t *Usage) Add(u *Usage) {
+	if u == nil {
+		return
+	}
+	addI := func(dst **int64, v *int64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(int64)
+		}
+		**dst += *v
+	}
+	addI(&t.InputTokens, u.InputTokens)
+	addI(&t.OutputTokens, u.OutputTokens)
+	addI(&t.CacheReadTokens, u.CacheReadTokens)
+	addI(&t.CacheWriteTokens, u.CacheWriteTokens)
+	if u.CostUSD != nil {
+		if t.CostUSD == nil {
+			t.CostUSD = new(float64)
+		}
+		*t.CostUSD += *u.CostUSD
+	}
+}
+
+// Executable is the resolved program of an attempt: its absolute path, the
+// sha256 of its bytes and its version line ("" when there is no version
+// check or it printed nothing).
+type Executable struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	Version string `json:"version"`
 }
 
 // Warning keeps only a kind and a tool name, never a path or content (G15).

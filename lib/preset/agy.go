@@ -46,7 +46,9 @@ type agyMonitor struct {
 	seen    bool
 }
 
-func (m *agyMonitor) Line(line []byte) string {
+func (m *agyMonitor) Line(line []byte) Signal { return Signal{Violation: m.line(line)} }
+
+func (m *agyMonitor) line(line []byte) string {
 	if !gjson.ValidBytes(line) {
 		return ""
 	}

@@ -46,7 +46,9 @@ type claudeMonitor struct {
 	seen    bool // a result event was seen
 }
 
-func (m *claudeMonitor) Line(line []byte) string {
+func (m *claudeMonitor) Line(line []byte) Signal { return Signal{Violation: m.line(line)} }
+
+func (m *claudeMonitor) line(line []byte) string {
 	if !gjson.ValidBytes(line) {
 		return "" // not an event (a warning line): tolerated
 	}

@@ -49,7 +49,9 @@ type codexMonitor struct {
 	failed    string
 }
 
-func (m *codexMonitor) Line(line []byte) string {
+func (m *codexMonitor) Line(line []byte) Signal { return Signal{Violation: m.line(line)} }
+
+func (m *codexMonitor) line(line []byte) string {
 	if !gjson.ValidBytes(line) {
 		return ""
 	}

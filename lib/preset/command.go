@@ -37,7 +37,7 @@ type commandMonitor struct {
 	out []byte
 }
 
-func (m *commandMonitor) Line([]byte) string { return "" }
+func (m *commandMonitor) Line([]byte) Signal { return Signal{} }
 
 func (m *commandMonitor) Stdout(b []byte) { m.out = b }
 

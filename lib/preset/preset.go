@@ -40,14 +40,32 @@ type Outcome struct {
 	Tools         []string // G10: tools and item kinds seen, first appearance order
 	Errors        []string // error messages of the output (section 5 scans them)
 	Problem       string   // why Result is nil ("" when it is not)
+	// Usage is what the output states of tokens and cost, nil for nothing.
+	Usage *envelope.Usage
+	// Invalid marks an output whose CLI itself gave up on the answer's
+	// format (claude's error_max_structured_output_retries): the reviewer
+	// answered outside the format, invalid_output with Problem as reason.
+	Invalid bool
+}
+
+// Signal is what one stdout line tells the runner while the reviewer runs.
+type Signal struct {
+	// Violation is a tool_violation reason (G10, G11): the runner stops
+	// the reviewer at once.
+	Violation string
+	// Retry is the message of an event in which the CLI says it will try
+	// a refused request again (claude's system/api_retry, codex's
+	// "Reconnecting…" errors). When the message holds a refusal phrase of
+	// section 5 (lib/refusal decides), the runner stops the attempt at
+	// once and records the refusal: a quota refusal must not cost the
+	// time limit.
+	Retry string
 }
 
 // Monitor reads one attempt's stdout line by line while it runs.
 type Monitor interface {
-	// Line gets each stdout line (without its newline) as it arrives. A
-	// non-empty return is a tool_violation reason: the runner stops the
-	// reviewer at once.
-	Line(line []byte) (violation string)
+	// Line gets each stdout line (without its newline) as it arrives.
+	Line(line []byte) Signal
 	// Finish returns what the output held once the process ended.
 	Finish() Outcome
 }

@@ -11,7 +11,7 @@ import (
 func feed(t *testing.T, m Monitor, lines ...string) (string, Outcome) {
 	t.Helper()
 	for _, l := range lines {
-		if v := m.Line([]byte(l)); v != "" {
+		if v := m.Line([]byte(l)).Violation; v != "" {
 			return v, m.Finish()
 		}
 	}

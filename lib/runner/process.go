@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/refusal"
 )
 
 // OutputCap is the most of a reviewer's stdout, and of its stderr, that spar
@@ -56,7 +57,10 @@ type procResult struct {
 	signal    string
 	timedOut  bool   // the deadline passed
 	violation string // the monitor stopped it (G10, G11)
-	overCap   string // "stdout" or "stderr" passed OutputCap
+	// refusal is the retry message that held a refusal phrase of section 5:
+	// the attempt was stopped at once (DESIGN.md §5).
+	refusal *refusal.Match
+	overCap string // "stdout" or "stderr" passed OutputCap
 }
 
 // runProcess runs inv in its own process group with cwd as its folder until
@@ -142,7 +146,19 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 	readers.Add(2)
 	go func() {
 		defer readers.Done()
-		pump(outR, out, mon, func(v string) { request(func() { res.violation = v }) }, func() { request(func() { res.overCap = "stdout" }) })
+		pump(outR, out, mon, func(sig preset.Signal) bool {
+			if sig.Violation != "" {
+				request(func() { res.violation = sig.Violation })
+				return true
+			}
+			if sig.Retry != "" {
+				if m := refusal.Scan(sig.Retry); m.Refused() {
+					request(func() { res.refusal = &m })
+					return true
+				}
+			}
+			return false
+		}, func() { request(func() { res.overCap = "stdout" }) })
 	}()
 	go func() {
 		defer readers.Done()
@@ -230,10 +246,11 @@ func terminate(pgid int, done chan error) error {
 	}
 }
 
-// pump copies r into s and hands each complete line to mon. violation is
-// called once when mon returns a reason; over once when s passes its cap.
-// It reads until EOF so that the writer never blocks on a full pipe.
-func pump(r io.Reader, s *sink, mon preset.Monitor, violation func(string), over func()) {
+// pump copies r into s and hands each complete line to mon. stop gets each
+// signal mon returns and says whether it stopped the reviewer (then mon
+// gets no more lines); over is called once when s passes its cap. It reads
+// until EOF so that the writer never blocks on a full pipe.
+func pump(r io.Reader, s *sink, mon preset.Monitor, stop func(preset.Signal) bool, over func()) {
 	buf := make([]byte, 64<<10)
 	var line []byte
 	watching := mon != nil
@@ -241,9 +258,8 @@ func pump(r io.Reader, s *sink, mon preset.Monitor, violation func(string), over
 		if !watching {
 			return
 		}
-		if v := mon.Line(l); v != "" {
+		if sig := mon.Line(l); (sig != preset.Signal{}) && stop(sig) {
 			watching = false
-			violation(v)
 		}
 	}
 	for {

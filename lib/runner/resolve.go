@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,4 +50,19 @@ func Resolve(name, pathEnv string) (exe, status, reason string) {
 		return abs, "", ""
 	}
 	return "", "unavailable", fmt.Sprintf("no executable %q on PATH", name)
+}
+
+// fileSHA256 is the hex sha256 of the file at path, "" when it cannot be
+// read (the attempt then fails on starting it and says why).
+func fileSHA256(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

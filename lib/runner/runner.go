@@ -32,6 +32,9 @@ const (
 	Unavailable   = "unavailable"
 	TimedOut      = "timed_out"
 	ToolViolation = "tool_violation"
+	// InvalidOutput: the CLI itself gave up on the answer's format
+	// (preset.Outcome.Invalid); spar-check keeps it.
+	InvalidOutput = "invalid_output"
 	Pending       = "pending"
 	NotRun        = "not_run"
 )
@@ -192,6 +195,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	if status != "" {
 		return finish(status, reason)
 	}
+	a.rec.Executable = &envelope.Executable{Path: exe, SHA256: fileSHA256(exe)}
 
 	// G19: the version check, within the attempt's limit and at most 30 s.
 	if va := p.VersionArgs(); va != nil {
@@ -219,6 +223,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 		if a.version == "" {
 			a.version = firstNonEmptyLine(errs.mem.String())
 		}
+		a.rec.Executable.Version = a.version
 	}
 
 	// The run.
@@ -254,9 +259,18 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	oc := mon.Finish()
 	a.tools = oc.Tools
 	a.rec.ObservedModel = oc.ObservedModel
+	a.rec.Usage = oc.Usage
 	switch {
 	case res.violation != "":
 		return finish(ToolViolation, res.violation)
+	case res.refusal != nil:
+		// A retry event named a refusal: the attempt was stopped at once.
+		a.refusal = string(res.refusal.Kind)
+		if res.refusal.Resets != "" {
+			r := res.refusal.Resets
+			a.rec.Resets = &r
+		}
+		return finish(Unavailable, res.refusal.Reason())
 	case res.timedOut:
 		return finish(TimedOut, limitMsg)
 	case res.overCap != "":
@@ -264,6 +278,8 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	case res.exitCode != nil && *res.exitCode == 0 && oc.Result != nil:
 		a.result = oc.Result
 		return finish(Completed, "")
+	case oc.Invalid:
+		return finish(InvalidOutput, oc.Problem)
 	}
 	// No result: a refusal of section 5 in stderr or in the output's error
 	// messages decides (G13); anything else is recorded by its exit status.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/refusal"
 )
 
 func envelopeReviewer(preset, binary string, model *string, timeout int) envelope.Reviewer {
@@ -118,13 +119,36 @@ func TestGrandchildAfterExit(t *testing.T) {
 
 type stopAt struct{ word string }
 
-func (s stopAt) Line(l []byte) string {
+func (s stopAt) Line(l []byte) preset.Signal {
 	if bytes.Contains(l, []byte(s.word)) {
-		return "saw " + s.word
+		return preset.Signal{Violation: "saw " + s.word}
 	}
-	return ""
+	if bytes.HasPrefix(l, []byte("retry: ")) {
+		return preset.Signal{Retry: string(l[len("retry: "):])}
+	}
+	return preset.Signal{}
 }
 func (stopAt) Finish() preset.Outcome { return preset.Outcome{} }
+
+// A retry event whose message holds a refusal phrase (section 5) stops the
+// attempt at once; one without a phrase does not (DESIGN.md §5: a quota
+// refusal must not cost the time limit).
+func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
+	start := time.Now()
+	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; echo 'retry: API error 429 rate_limit_error, resets in 5m.'; sleep 100"}}, t.TempDir(),
+		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"})
+	if res.refusal == nil || res.refusal.Kind != refusal.QuotaOrRateLimit || res.timedOut || time.Since(start) > 5*time.Second {
+		t.Fatalf("%+v after %v", res, time.Since(start))
+	}
+	if res.refusal.Resets != "5m" {
+		t.Errorf("resets %q", res.refusal.Resets)
+	}
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; exit 0"}}, t.TempDir(),
+		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"})
+	if res.refusal != nil || res.exitCode == nil || *res.exitCode != 0 {
+		t.Errorf("a retry without a refusal phrase stopped the attempt: %+v", res)
+	}
+}
 
 func TestViolationAndCapStop(t *testing.T) {
 	start := time.Now()
