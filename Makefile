@@ -5,7 +5,7 @@ PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 FUZZTIME ?= 30s
 
-.PHONY: all build test vet install bench fuzz demo clean deps
+.PHONY: all build test vet install bench fuzz demo clean deps clis
 
 all: build
 
@@ -24,7 +24,14 @@ vet: deps
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-test: vet
+# clis installs the pinned reviewer CLIs that the real-CLI tests drive
+# (e2e/realcli) into ~/.cache/spar/cli/<package>@<version> with npm, reused
+# when present. Without node or npm it says so in one line and the tests
+# skip; SPAR_REAL_CLI=require (.ci/run sets it) makes their absence a failure.
+clis:
+	@sh scripts/install-clis
+
+test: vet clis
 	$(GO) test -count=1 ./...
 
 install: build

@@ -1,0 +1,160 @@
+// Package realcli runs spar against the real reviewer CLIs (DESIGN.md §15):
+// the pinned claude and codex CLIs that `make clis` installs, each pointed
+// at a mock of its model API that these tests serve on 127.0.0.1. Every
+// request the CLI sends is recorded, so a script can assert what reached
+// the model (and what never did: planted instruction files, secrets).
+//
+// Where a CLI is not installed the tests skip with one line saying why;
+// with SPAR_REAL_CLI=require (set by .ci/run) its absence fails them.
+package realcli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// CLI is one pinned reviewer CLI: its npm package, version and the path of
+// its executable inside the cache folder of scripts/install-clis.
+type CLI struct {
+	Name, Package, Version, Exe string
+}
+
+var clis = []CLI{
+	{"claude", "@anthropic-ai/claude-code", "2.1.328", "node_modules/@anthropic-ai/claude-code/bin/claude.exe"},
+	{"codex", "@openai/codex", "0.169.0", "node_modules/.bin/codex"},
+}
+
+// cacheDir is where scripts/install-clis puts the CLIs.
+func cacheDir() string {
+	if d := os.Getenv("SPAR_CLI_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "spar", "cli")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "spar", "cli")
+}
+
+// exePath is the installed executable of c, or "" with the reason it is
+// not usable.
+func exePath(c CLI) (string, string) {
+	p := filepath.Join(cacheDir(), c.Package+"@"+c.Version, c.Exe)
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Sprintf("%s@%s is not installed at %s (run make clis)", c.Package, c.Version, p)
+	}
+	return p, ""
+}
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "spar-realcli-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	if err := build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		binDir = dir
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// build builds the spar stages and copies the driver into dir.
+func build(dir string) error {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./spar-config", "./spar-packet",
+		"./spar-exec", "./spar-check", "./spar-classify", "./spar-record", "./spar-gate")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building the stages: %v", err)
+	}
+	drv, err := os.ReadFile(filepath.Join(root, "spar"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "spar"), drv, 0o755)
+}
+
+// need returns the executable of the CLI named, skipping the test (or,
+// under SPAR_REAL_CLI=require, failing it) when it is not installed.
+func need(t *testing.T, name string) string {
+	for _, c := range clis {
+		if c.Name != name {
+			continue
+		}
+		p, why := exePath(c)
+		if p != "" {
+			return p
+		}
+		if os.Getenv("SPAR_REAL_CLI") == "require" {
+			t.Fatalf("real-CLI tests: %s, and SPAR_REAL_CLI=require", why)
+		}
+		t.Skipf("real-CLI tests did not run: %s", why)
+	}
+	t.Fatalf("no CLI %q", name)
+	return ""
+}
+
+// cmds are the custom script commands; each mock's file adds its own in an
+// init function. testdata/README.md lists every one.
+var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+
+// params is the setup shared by the script groups: spar's binaries first on
+// PATH, the CLI's executable in $CLI, a home folder of the script's own
+// (the CLIs keep their state there), and fixed git identities.
+func params(dir, cliExe string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("CLI", cliExe)
+			env.Setenv("GIT_AUTHOR_NAME", "spar test")
+			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
+			env.Setenv("GIT_COMMITTER_NAME", "spar test")
+			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+			env.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
+			env.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
+			return os.WriteFile(filepath.Join(home, ".gitconfig"),
+				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
+		},
+		Cmds: cmds,
+	}
+}
+
+// runGroup runs the scripts of testdata/<name> against the CLI of that name.
+func runGroup(t *testing.T, name string) {
+	exe := need(t, name)
+	dir := filepath.Join("testdata", name)
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.txtar")); len(m) == 0 {
+		t.Skipf("no scripts in %s", dir)
+	}
+	testscript.Run(t, params(dir, exe))
+}
+
+func TestClaude(t *testing.T) { t.Parallel(); runGroup(t, "claude") }
+func TestCodex(t *testing.T)  { t.Parallel(); runGroup(t, "codex") }
