@@ -1,6 +1,7 @@
 package glob
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -59,8 +60,16 @@ func FuzzGlob(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// A compiled glob never panics and never reports a bad pattern later.
-		p.Match(name)
+		// A compiled glob never panics and never reports a bad pattern later,
+		// and gives the answer of the definition (the recursive reference).
+		got := p.Match(name)
+		if strings.Count(g, "**") <= 4 && strings.Count(name, "/") <= 8 {
+			n := strings.TrimSuffix(name, "/")
+			want := n != "" && matchRef(p.segs, strings.Split(n, "/"))
+			if got != want {
+				t.Fatalf("%q against %q: %v, the definition says %v", g, name, got, want)
+			}
+		}
 		// G24: repository-relative only; the root is never a check path.
 		if strings.HasPrefix(g, "/") || strings.TrimSpace(g) == "" || p.Match("") {
 			t.Fatalf("compiled %q: absolute, empty, or matching the root", g)
@@ -73,10 +82,70 @@ func FuzzGlob(f *testing.F) {
 				continue
 			}
 			for _, n := range []string{"", "a", name} {
-				if _, err := pathMatch(seg, n); err != nil {
+				if _, err := path.Match(seg, n); err != nil {
 					t.Fatalf("compiled %q but segment %q is bad for %q: %v", g, seg, n, err)
 				}
 			}
 		}
 	})
+}
+
+// TestG24_MatchIsLinear: twelve "**/a" pairs against a 40-deep path made the
+// old backtracking matcher run for minutes. The dynamic programme compares
+// each (segment, name part) pair at most once: the count is bounded by the
+// product, and the answers stay those of the definition.
+func TestG24_MatchIsLinear(t *testing.T) {
+	calls := 0
+	segMatch = func(p, n string) (bool, error) { calls++; return path.Match(p, n) }
+	defer func() { segMatch = path.Match }()
+	glob := strings.Repeat("**/a/", 12) + "b"
+	p, err := Compile(glob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(strings.Repeat("a/", 40), "/")
+	if p.Match(name) {
+		t.Errorf("%s matched %s (no b segment)", glob, name)
+	}
+	segs := 25 // 12 "**", 12 "a", one "b"
+	if bound := segs * 40; calls > bound {
+		t.Errorf("%d segment comparisons, more than %d = segments × path parts", calls, bound)
+	}
+	calls = 0
+	if !p.Match(name + "/b") {
+		t.Errorf("%s did not match %s/b", glob, name)
+	}
+	if bound := segs * 41; calls > bound {
+		t.Errorf("%d segment comparisons, more than %d", calls, bound)
+	}
+}
+
+func BenchmarkG24_MatchManyDoubleStars(b *testing.B) {
+	p, _ := Compile(strings.Repeat("**/a/", 12) + "b")
+	name := strings.TrimSuffix(strings.Repeat("a/", 40), "/")
+	for i := 0; i < b.N; i++ {
+		p.Match(name)
+	}
+}
+
+// matchRef is G24 read literally: "**" matches zero or more folders (every
+// split tried), any other segment one name by path.Match. Exponential in
+// the number of "**", so only for small fuzz inputs.
+func matchRef(pat, name []string) bool {
+	if len(pat) == 0 {
+		return len(name) == 0
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(name); i++ {
+			if matchRef(pat[1:], name[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(name) == 0 {
+		return false
+	}
+	ok, err := path.Match(pat[0], name[0])
+	return err == nil && ok && matchRef(pat[1:], name[1:])
 }

@@ -1,5 +1,0 @@
-package glob
-
-import "path"
-
-var pathMatch = path.Match
