@@ -8,16 +8,45 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
 
+// Command is the one way spar starts git: in dir, with --no-pager and
+// core.quotepath off before args, and the environment of Env. Every git
+// call of every stage goes through it (docs/trust.md: git cannot be bent).
+func Command(dir string, args ...string) *exec.Cmd {
+	full := append([]string{"--no-pager", "--no-replace-objects", "-c", "core.quotepath=off"}, args...)
+	cmd := exec.Command("git", full...)
+	cmd.Dir = dir
+	cmd.Env = Env(os.Environ())
+	return cmd
+}
+
+// Env is environ less every GIT_* variable, plus the variables that make
+// git read the repository's real objects: the agent under review runs spar
+// as the same user and could otherwise point git elsewhere (GIT_DIR,
+// GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY,
+// GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_CONFIG_* adding a config), make a
+// commit look like another (`git replace`, undone by
+// GIT_NO_REPLACE_OBJECTS) or give it other parents (a grafts file, undone
+// by GIT_GRAFT_FILE naming a file that holds none).
+func Env(environ []string) []string {
+	out := make([]string, 0, len(environ)+2)
+	for _, kv := range environ {
+		if strings.HasPrefix(kv, "GIT_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GIT_NO_REPLACE_OBJECTS=1", "GIT_GRAFT_FILE="+os.DevNull)
+}
+
 // Git runs git in dir and returns its stdout. A failure returns an error
 // holding git's stderr.
 func Git(dir string, args ...string) ([]byte, error) {
-	full := append([]string{"--no-pager", "-c", "core.quotepath=off"}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Dir = dir
+	cmd := Command(dir, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

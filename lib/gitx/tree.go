@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -162,8 +161,7 @@ func ReadBlobs(dir string, ids []string) (map[string][]byte, error) {
 	if len(order) == 0 {
 		return got, nil
 	}
-	cmd := exec.Command("git", "--no-pager", "cat-file", "--batch")
-	cmd.Dir = dir
+	cmd := Command(dir, "cat-file", "--batch")
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -9,7 +9,6 @@ package growth
 import (
 	"bytes"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -147,9 +146,7 @@ func parseEntries(toks []string, cp glob.Set, r *Result) error {
 // gitStdin runs git in dir the way lib/gitx does (--no-pager, core.quotepath
 // off) with stdin, which gitx.Git does not offer.
 func gitStdin(dir string, stdin []byte, args ...string) ([]byte, error) {
-	full := append([]string{"--no-pager", "-c", "core.quotepath=off"}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Dir = dir
+	cmd := gitx.Command(dir, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
