@@ -157,7 +157,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	var raw struct {
 		Config json.RawMessage `json:"config"`
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, round.RoundFile)); err != nil || json.Unmarshal(b, &raw) != nil || len(raw.Config) == 0 {
+	if b, err := round.ReadFile(filepath.Join(dir, round.RoundFile)); err != nil || json.Unmarshal(b, &raw) != nil || len(raw.Config) == 0 {
 		return nil, refused("round %q: %s has no config", a.round, round.RoundFile)
 	}
 	if _, _, err := round.Load(dir); err != nil && !errors.Is(err, round.ErrUnfinished) {
@@ -219,14 +219,14 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			return nil, refused("document %q (%s) changed since round %q started; run a new round", d.Name, d.Path, a.round)
 		}
 	}
-	packetMD, err := os.ReadFile(filepath.Join(dir, round.PacketFile))
+	packetMD, err := round.ReadFile(filepath.Join(dir, round.PacketFile))
 	if err != nil {
 		return nil, refused("round %q: %s: %v", a.round, round.PacketFile, err)
 	}
 	if round.SHA256(packetMD) != rec.PacketSHA256 {
 		return nil, refused("round %q: %s does not have the packet_sha256 of round.json", a.round, round.PacketFile)
 	}
-	schemaJSON, err := os.ReadFile(filepath.Join(dir, round.SchemaFile))
+	schemaJSON, err := round.ReadFile(filepath.Join(dir, round.SchemaFile))
 	if err != nil {
 		return nil, refused("round %q: %s: %v", a.round, round.SchemaFile, err)
 	}
@@ -273,7 +273,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Attempts, run.Warnings, run.Tools = nonNil(s.Attempts), nonNil(s.Warnings), nonNil(s.Tools)
 			run.CompletedIn = s.CompletedIn
 			if run.Status == "completed" {
-				if b, err := os.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {
+				if b, err := round.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {
 					text := string(b)
 					run.Result = &text
 				}

@@ -241,7 +241,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		}
 		name := filepath.Join(r.Reviewer, "result.json")
 		path := filepath.Join(dir, name)
-		if old, err := os.ReadFile(path); err == nil && string(old) == *r.Result {
+		if old, err := round.ReadFile(path); err == nil && string(old) == *r.Result {
 			continue
 		}
 		pauseBefore(stderr, name)
@@ -334,7 +334,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 // append short, readers never read it, and appending after it would glue
 // the next line to it.
 func cutPartialLine(path string) error {
-	b, err := os.ReadFile(path)
+	b, err := round.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) || len(b) == 0 || b[len(b)-1] == '\n' {
 		return nil
 	}

@@ -38,7 +38,7 @@ var errSlow = errors.New("not the plain form: read by lib/round")
 // reviewers, decisions, standpoints: fullRecord reads those for the rounds
 // that need them).
 func readHead(dir string) (*round.Record, error) {
-	b, err := os.ReadFile(filepath.Join(dir, round.RoundFile))
+	b, err := round.ReadFile(filepath.Join(dir, round.RoundFile))
 	if err == nil {
 		if rec, err := parseHead(b); err == nil {
 			return rec, nil
@@ -216,7 +216,7 @@ func parseHead(b []byte) (*round.Record, error) {
 // is an object with a finding and a disposition.
 func readLedger(dir string) ([]round.LedgerEntry, error) {
 	path := filepath.Join(dir, round.LedgerFile)
-	b, err := os.ReadFile(path)
+	b, err := round.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

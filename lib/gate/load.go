@@ -88,7 +88,7 @@ func readRound(dir string) *roundData {
 	// re-recording caught between its writes (G32, G33). Either way it is
 	// not a round that stopped before recording, so it is never left out of
 	// the list silently.
-	b, err := os.ReadFile(filepath.Join(dir, round.FindingsFile))
+	b, err := round.ReadFile(filepath.Join(dir, round.FindingsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		d.state, d.err = unreadable, errors.New("findings.json is missing")
 		return d

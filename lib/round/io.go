@@ -38,7 +38,7 @@ var ErrUnfinished = errors.New("the round stopped before recording findings")
 
 // ReadRecord reads and checks round.json of the round folder dir (G32).
 func ReadRecord(dir string) (*Record, error) {
-	b, err := os.ReadFile(filepath.Join(dir, RoundFile))
+	b, err := ReadFile(filepath.Join(dir, RoundFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", RoundFile, err)
 	}
@@ -77,7 +77,7 @@ func Load(dir string) (*Record, *Findings, error) {
 	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
 		return rec, nil, fmt.Errorf("%w (round.json has no finished_at)", ErrUnfinished)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FindingsFile))
+	b, err := ReadFile(filepath.Join(dir, FindingsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		// G29 leaves out only a round with neither finished_at nor
 		// findings.json; once round.json says the round was published, a
@@ -109,7 +109,7 @@ func Load(dir string) (*Record, *Findings, error) {
 // write that never finished (AppendLine writes line and newline at once) and
 // is not read. A missing file is (nil, false, nil).
 func readLines(path string) ([][]byte, bool, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -215,7 +215,7 @@ func ListRounds(series string) ([]string, error) {
 			continue
 		}
 		dir := filepath.Join(series, e.Name())
-		b, err := os.ReadFile(filepath.Join(dir, RoundFile))
+		b, err := ReadFile(filepath.Join(dir, RoundFile))
 		if err != nil {
 			continue
 		}

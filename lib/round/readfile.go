@@ -1,0 +1,68 @@
+package round
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// MaxRecord is the most a record file of a round or series may hold
+// (round.json, findings.json, ledger.jsonl, waivers.jsonl,
+// extensions.jsonl, packet.md, schema.json, a reviewer's result.json): a
+// reviewer's output is capped at 64 MiB, and no record spar writes comes
+// near it.
+const MaxRecord = 64 << 20
+
+// ReadFile is how every reader of spar's records reads one (docs/trust.md,
+// bounded readers): the final path element is opened without following a
+// symbolic link and without blocking (a FIFO), it must be a regular file,
+// and at most MaxRecord bytes are read. A link, a FIFO, a device or a huge
+// file is an error, in well under a second, never a hang or a read until
+// memory runs out. A missing file keeps os.ErrNotExist.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link, not a record spar wrote", filepath.Base(path))
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), fileKind(fi.Mode()))
+	}
+	if fi.Size() > MaxRecord {
+		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB a record may hold", filepath.Base(path), fi.Size(), MaxRecord>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxRecord+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxRecord {
+		return nil, fmt.Errorf("%s grew past the %d MiB a record may hold", filepath.Base(path), MaxRecord>>20)
+	}
+	return b, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
