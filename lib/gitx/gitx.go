@@ -83,6 +83,15 @@ func ResolveCommit(dir, rev string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// TreeID returns the tree ID of a full commit ID.
+func TreeID(dir, commit string) (string, error) {
+	out, err := Git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // TopLevel returns the working tree root containing dir.
 func TopLevel(dir string) (string, error) {
 	out, err := Git(dir, "rev-parse", "--show-toplevel")

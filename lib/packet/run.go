@@ -54,6 +54,16 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	if run.Head, err = gitx.ResolveCommit(repo, a.Head); err != nil {
 		return nil, false, refusef("--head %q does not resolve to a commit", a.Head)
 	}
+	// A code round reviews the change from base to head: with equal trees
+	// there is nothing to review, and a round of nothing must not pass the
+	// gate (docs/trust.md).
+	if a.Stage == "code" {
+		bt, berr := gitx.TreeID(repo, run.Base)
+		ht, herr := gitx.TreeID(repo, run.Head)
+		if berr == nil && herr == nil && bt == ht {
+			return nil, false, refusef("--base %q and --head %q have the same tree: a code round needs a change to review", a.Base, a.Head)
+		}
+	}
 
 	// G28: the round folder does not exist yet and every repository around
 	// it ignores it; its series (the parent folder) holds .lock and
