@@ -284,5 +284,6 @@ func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 		}
 		rec.Reviewers = append(rec.Reviewers, rv)
 	}
+	rec.SumUsage() // usage totals from the attempts (docs/review-round.md §7.1)
 	return round.WriteJSON(filepath.Join(rd.dir, round.RoundFile), rec)
 }

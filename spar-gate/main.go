@@ -31,7 +31,8 @@ gate        read the round folders in the given order and decide: prints the
                      reviewer; closed findings suppressed with their
                      disposition); an existing FILE must be a SARIF log
 cap-report  per stage the cap, extensions (cause, reason), rounds counted and
-            left, reruns, and the growth of the code rounds (G34)
+            left, reruns, the tokens and cost the reviewers stated, and the
+            growth of the code rounds (G34)
   --format md|json   Markdown (default) or JSON
 
 Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing

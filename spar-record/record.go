@@ -454,6 +454,7 @@ func buildRecord(in *input) (*round.Record, error) {
 		rec.Reviewers = append(rec.Reviewers, r)
 	}
 	rec.StandpointsUncovered = uncovered(rec)
+	rec.SumUsage() // usage totals from the attempts (docs/review-round.md §7.1)
 	return rec, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/series"
+	"github.com/jaekit/spar/lib/summary"
 )
 
 // CapSchema is the schema of `spar cap-report --format json`.
@@ -27,6 +28,9 @@ type CapReport struct {
 	Stages []StageReport `json:"stages"`
 	Rounds []CapRound    `json:"rounds"`
 	Growth []Growth      `json:"growth"`
+	// Usage is the series' total of tokens and cost: the sum of the
+	// stages' (docs/review-gate.md §6).
+	Usage round.UsageTotal `json:"usage"`
 }
 
 // StageReport is one stage: its cap (config.caps of the series' latest
@@ -41,6 +45,10 @@ type StageReport struct {
 	Counted    int         `json:"counted"`
 	Left       *int        `json:"left"`
 	Reruns     []string    `json:"reruns"`
+	// Usage sums the attempts of every round of the stage whose round.json
+	// reads: recorded rounds, reruns and stopped rounds alike (their
+	// reviewers ran); dry runs ran nothing.
+	Usage round.UsageTotal `json:"usage"`
 }
 
 // Extension is one extensions.jsonl line of the stage.
@@ -59,6 +67,8 @@ type CapRound struct {
 	Counted bool    `json:"counted"`
 	Number  int     `json:"number"`
 	RerunOf *string `json:"rerun_of"`
+	// Usage is the round's total (round.RecordUsage over its attempts).
+	Usage round.UsageTotal `json:"usage"`
 }
 
 // RefusalError is a cap-report refusal (65): the series does not exist, is
@@ -107,10 +117,25 @@ func Caps(dir string) (*CapReport, error) {
 				cr.Number = r.rec.Cap.Number
 			}
 		}
+		// Usage comes from the attempts round.json keeps (not its stored
+		// totals: a record from before them counts the same). The gate's
+		// fast reader takes no reviewers, so round.json is read whole.
+		full, err := round.ReadRecord(r.abs)
+		if err != nil {
+			return nil, &RefusalError{fmt.Sprintf("series %q: round %q is unreadable: %v", dir, r.name, pathFree(err))}
+		}
+		cr.Usage = round.RecordUsage(full)
 		rep.Rounds = append(rep.Rounds, cr)
 	}
+	rep.Usage = round.UsageTotal{Unstated: []string{}}
 	for _, stage := range []string{"plan", "plan-delta", "code"} {
-		st := StageReport{Stage: stage, Extensions: []Extension{}, Reruns: []string{}}
+		st := StageReport{Stage: stage, Extensions: []Extension{}, Reruns: []string{}, Usage: round.UsageTotal{Unstated: []string{}}}
+		for _, r := range rep.Rounds {
+			if r.Stage == stage {
+				st.Usage.Add(r.Usage)
+			}
+		}
+		rep.Usage.Add(st.Usage)
 		for _, e := range exts {
 			if e.Stage != stage {
 				continue
@@ -162,6 +187,15 @@ func (rep *CapReport) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s |\n", s.Stage, intp(s.Cap), s.Extended, intp(s.Limit), s.Counted, intp(s.Left), cell(reruns))
 	}
+	// Usage and cost beside the caps (DESIGN.md §5): the same cells as
+	// summary.md's ## Usage table.
+	b.WriteString("\n## Usage and cost\n\n")
+	fmt.Fprintf(&b, "What the reviewers' output stated, summed over every round of the stage (reruns and stopped rounds included); %s: the output did not state it; (partial): some attempts did not state it; -: no attempt ran a program.\n\n", summary.NotStated)
+	b.WriteString(summary.UsageHeader("stage"))
+	for _, s := range rep.Stages {
+		b.WriteString(summary.UsageRow(s.Stage, s.Usage))
+	}
+	b.WriteString(summary.UsageRow("all stages", rep.Usage))
 	b.WriteString("\n## Extensions\n\n")
 	n := 0
 	for _, s := range rep.Stages {

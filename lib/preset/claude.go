@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/tidwall/gjson"
 )
 
@@ -44,6 +45,7 @@ type claudeMonitor struct {
 	result  *string
 	problem string
 	seen    bool // a result event was seen
+	usage   *envelope.Usage
 }
 
 func (m *claudeMonitor) Line(line []byte) Signal { return Signal{Violation: m.line(line)} }
@@ -82,6 +84,34 @@ func (m *claudeMonitor) line(line []byte) string {
 	case "result":
 		m.seen = true
 		m.result = nil
+		// Usage and cost as the result event states them (DESIGN.md §5):
+		// `usage` {input_tokens, output_tokens, cache_read_input_tokens,
+		// cache_creation_input_tokens} and `total_cost_usd`; a key the
+		// event lacks stays null, an event with none of them is nil.
+		m.usage = nil
+		{
+			var u envelope.Usage
+			stated := false
+			tok := func(key string) *int64 {
+				if v := ev.Get(key); v.Type == gjson.Number {
+					n := v.Int()
+					stated = true
+					return &n
+				}
+				return nil
+			}
+			u.InputTokens = tok("usage.input_tokens")
+			u.OutputTokens = tok("usage.output_tokens")
+			u.CacheReadTokens = tok("usage.cache_read_input_tokens")
+			u.CacheWriteTokens = tok("usage.cache_creation_input_tokens")
+			if v := ev.Get("total_cost_usd"); v.Type == gjson.Number {
+				c := v.Float()
+				u.CostUSD, stated = &c, true
+			}
+			if stated {
+				m.usage = &u
+			}
+		}
 		if ev.Get("is_error").Bool() || ev.Get("subtype").String() != "success" {
 			msg := ev.Get("result").String()
 			for _, e := range ev.Get("errors").Array() {
@@ -116,7 +146,7 @@ func (m *claudeMonitor) setModel(v gjson.Result) {
 }
 
 func (m *claudeMonitor) Finish() Outcome {
-	o := Outcome{Result: m.result, ObservedModel: m.model, Tools: m.tools.names(), Errors: m.errors, Problem: m.problem}
+	o := Outcome{Result: m.result, ObservedModel: m.model, Tools: m.tools.names(), Errors: m.errors, Problem: m.problem, Usage: m.usage}
 	if !m.seen {
 		o.Problem = "the output has no result event"
 	}

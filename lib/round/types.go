@@ -52,6 +52,9 @@ type Record struct {
 	Changes              []envelope.Change `json:"changes"`
 	Reviewers            []Reviewer        `json:"reviewers"`
 	Counts               Counts            `json:"counts"`
+	// Usage is the round's total of tokens and cost over every reviewer's
+	// attempts (SumUsage); null in records written before it existed.
+	Usage *UsageTotal `json:"usage"`
 }
 
 // Links is what link confirmation was checked against.
@@ -102,6 +105,9 @@ type Reviewer struct {
 	RunReason string `json:"run_reason,omitempty"`
 	// Tools are the tools and item kinds seen in the run (G10).
 	Tools []string `json:"tools,omitempty"`
+	// Usage is the total of this reviewer's attempts (SumUsage); null in
+	// records written before it existed.
+	Usage *UsageTotal `json:"usage"`
 }
 
 // AngleItem is one item of angles_checked ({angle, result}) or

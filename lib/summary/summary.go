@@ -212,10 +212,28 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 		if len(r.Attempts) > 1 {
 			w("- attempts: %d\n", len(r.Attempts))
 		}
+		// Provenance and usage of each attempt (G14, DESIGN.md §5): a
+		// reviewer named claude that is another program on PATH shows
+		// its path and sha256 here.
+		for i, a := range r.Attempts {
+			head := fmt.Sprintf("attempt %d", i+1)
+			if a.Model != nil {
+				head += fmt.Sprintf(" (model %s)", line(*a.Model))
+			}
+			st := a.Status
+			if a.Reason != "" {
+				st += ": " + line(a.Reason)
+			}
+			w("- %s: %s\n", head, st)
+			w("  - %s\n", ExecutableText(a.Executable))
+			w("  - %s\n", AttemptUsageText(a))
+		}
 		if r.Resets != nil {
 			w("- resets: %s\n", line(*r.Resets))
 		}
 	}
+
+	renderUsage(w, rec)
 
 	if withStandpoints {
 		w("\n## Uncovered standpoints\n\n")
