@@ -60,22 +60,27 @@ func codexStream(kinds []string, result string) string {
 		jsonLine(map[string]any{"type": "turn.completed"})
 }
 
-// agyStream is an agy stream-json output: init, one tool step per tool
-// (run_command steps carry their command line), the result.
+// agyStream is an agy stream-json output in the form of the published
+// streams (testdata/fake/streams): init, each tool step as ACTIVE then DONE
+// with tool_info.parameters (run_command: CommandLine; the others: an
+// AbsolutePath), the result with status SUCCESS. model, when set, is a
+// model string in init: no published stream states one.
 func agyStream(model string, tools [][2]string, result string) string {
-	init := map[string]any{"conversation_id": "c"}
+	init := map[string]any{"cwd": "/w"}
 	if model != "" {
 		init["model"] = model
 	}
-	s := jsonLine(map[string]any{"event": "init", "init": init})
-	for _, t := range tools {
-		info := map[string]any{"path": "head/app/main.go"}
+	s := jsonLine(map[string]any{"event": "init", "conversation_id": "c", "init": init})
+	for i, t := range tools {
+		params := map[string]any{"AbsolutePath": "/w/head/app/main.go"}
 		if t[0] == "run_command" {
-			info = map[string]any{"command_line": t[1]}
+			params = map[string]any{"CommandLine": t[1]}
 		}
-		s += jsonLine(map[string]any{"event": "step_update", "step_update": map[string]any{"step_type": "tool", "tool_name": t[0], "tool_info": info, "status": "done"}})
+		for _, state := range []string{"ACTIVE", "DONE"} {
+			s += jsonLine(map[string]any{"event": "step_update", "step_update": map[string]any{"conversation_id": "c", "step_index": i + 1, "state": state, "step_type": "tool", "tool_name": t[0], "tool_info": map[string]any{"name": t[0], "parameters": params}}})
+		}
 	}
-	return s + jsonLine(map[string]any{"event": "result", "result": map[string]any{"conversation_id": "c", "status": "success", "response": result}})
+	return s + jsonLine(map[string]any{"event": "result", "result": map[string]any{"conversation_id": "c", "status": "SUCCESS", "response": result}})
 }
 
 // auditReviewerTOML is one [[reviewers]] entry.
@@ -117,14 +122,14 @@ func TestG10_ToolsAndItemKinds_SparRun(t *testing.T) {
 		// Accepted: the per-preset lists.
 		{"claude-read-grep-glob", "claude", claudeStream("m", []string{"Read", "Grep", "Glob"}, res), "completed", ""},
 		{"codex-kinds", "codex", codexStream([]string{"reasoning", "command_execution", "error", "agent_message"}, res), "completed", ""},
-		{"agy-read-file", "agy", agyStream("m", [][2]string{{"read_file"}, {"run_command", "ls -la head"}}, res), "completed", ""},
+		{"agy-read-tools", "agy", agyStream("m", [][2]string{{"view_file"}, {"list_dir"}, {"grep_search"}, {"find_by_name"}, {"read_file"}, {"run_command", "ls -la head"}}, res), "completed", ""},
 		// Outside: tool_violation, the result not used.
 		{"claude-bash", "claude", claudeStream("m", []string{"Read", "Bash"}, res), "tool_violation", `claude used the tool "Bash", not one of Read, Grep or Glob (G10)`},
 		{"claude-write", "claude", claudeStream("m", []string{"Write"}, res), "tool_violation", `claude used the tool "Write", not one of Read, Grep or Glob (G10)`},
 		{"claude-case", "claude", claudeStream("m", []string{"read"}, res), "tool_violation", `claude used the tool "read", not one of Read, Grep or Glob (G10)`},
 		{"codex-file-change", "codex", codexStream([]string{"file_change"}, res), "tool_violation", `codex produced an item of kind "file_change", not one of agent_message, reasoning, command_execution or error (G10)`},
 		{"codex-web-search", "codex", codexStream([]string{"web_search"}, res), "tool_violation", `codex produced an item of kind "web_search", not one of agent_message, reasoning, command_execution or error (G10)`},
-		{"agy-write-file", "agy", agyStream("m", [][2]string{{"write_file"}}, res), "tool_violation", `agy used the tool "write_file", not read_file or a shell line that passes G11 (G10)`},
+		{"agy-edit", "agy", agyStream("m", [][2]string{{"view_file"}, {"replace_file_content"}}, res), "tool_violation", `agy used the tool "replace_file_content", not one of view_file, list_dir, grep_search, find_by_name, read_file, or run_command with a line that passes G11 (G10)`},
 	}
 	var toml strings.Builder
 	for _, c := range cases {
@@ -165,7 +170,7 @@ func TestG11_AgyShellLines_SparRun(t *testing.T) {
 	var toml strings.Builder
 	for i, f := range forms.Forms {
 		name := fmt.Sprintf("agy%d", i)
-		stream := agyStream("m", [][2]string{{"read_file"}, {"run_command", f.Line}}, res)
+		stream := agyStream("m", [][2]string{{"view_file"}, {"run_command", f.Line}}, res)
 		toml.WriteString(auditReviewerTOML(name, "agy", a.scriptedCLI(name, stream, "", 0)))
 	}
 	got, _ := a.auditRun("g11", toml.String())

@@ -25,6 +25,9 @@ type Call struct {
 	Workspace  string   // absolute <round>/workspace
 	SchemaPath string   // absolute <round>/schema.json
 	SchemaText string   // schema.json's text
+	// TimeoutSeconds is the reviewer's time limit (agy passes it on as
+	// --print-timeout); 0 for none.
+	TimeoutSeconds int
 }
 
 // Invocation is the process one attempt runs.
@@ -75,6 +78,13 @@ type Monitor interface {
 // result is its stdout byte for byte.
 type WholeStdout interface {
 	Stdout(b []byte)
+}
+
+// WholeStderr is a Monitor that takes the attempt's stderr (at most the
+// runner's cap) once the process ended, before Finish: agy states why a
+// turn failed on stderr's AGY_ERROR line, not in its stream.
+type WholeStderr interface {
+	Stderr(b []byte)
 }
 
 // Preset is one of claude, codex, agy, native, command.

@@ -230,6 +230,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	inv := p.Invoke(preset.Call{
 		Exe: exe, Model: model, Effort: r.Config.Effort, Input: r.Input, Argv: argv,
 		Prompt: r.Prompt, Workspace: r.Workspace, SchemaPath: r.SchemaPath, SchemaText: r.SchemaText,
+		TimeoutSeconds: r.Config.TimeoutSeconds,
 	})
 	stdoutF, err := os.OpenFile(filepath.Join(r.Dir, "stdout"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -255,6 +256,12 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 			return finish(Failed, "reading stdout: "+err.Error())
 		}
 		w.Stdout(b)
+	}
+	if w, ok := mon.(preset.WholeStderr); ok {
+		// The stderr file holds at most OutputCap bytes.
+		if b, err := os.ReadFile(filepath.Join(r.Dir, "stderr")); err == nil {
+			w.Stderr(b)
+		}
 	}
 	oc := mon.Finish()
 	a.tools = oc.Tools
