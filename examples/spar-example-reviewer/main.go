@@ -10,9 +10,10 @@
 //     secret, password, … (rules.go): not a nil or length check, not a
 //     literal, not a client or a type.
 //   - checks: a Go test function in the check paths, added or modified by
-//     the change, that can never fail (no failure call on its *testing.T,
-//     t handed to no function, no panic, no compile-time assertion such as
-//     `var _ I = new(T)`), linked to the rule line that says checks must fail.
+//     the change, that asserts nothing, so only a panic can fail it (no
+//     failure call on its *testing.T, t handed to no function, no panic, no
+//     goroutine, no compile-time assertion such as `var _ I = new(T)`),
+//     linked to the rule line that says checks must fail.
 //
 // introduced_by_change follows the diff: yes for what the change adds; for
 // a modified test, no when it could not fail in base either.

@@ -86,7 +86,7 @@ func review(p *packet, workspace, focus string) (*result, error) {
 			}
 			res.Findings = append(res.Findings, testFindings(p, f)...)
 		}
-		did[checksAngle] = fmt.Sprintf("Looked for test functions that can never fail among those the change adds or modifies in %d changed test file(s) in the check paths.", len(testFiles))
+		did[checksAngle] = fmt.Sprintf("Looked for test functions that assert nothing (only a panic can fail them) among those the change adds or modifies in %d changed test file(s) in the check paths.", len(testFiles))
 	}
 	for i := range res.Findings {
 		res.Findings[i].ID = fmt.Sprintf("X%d", i+1)
@@ -104,7 +104,7 @@ func review(p *packet, workspace, focus string) (*result, error) {
 			res.Verdict = "blocking_findings"
 		}
 	}
-	res.Limits = "Static pattern checks on the lines the change adds or modifies in its Go files, by name and syntax only (no type information): a secret is a value whose name says so, and a test that hands its *testing.T to any function counts as one that can fail. Generated files are skipped; nothing was built or run."
+	res.Limits = "Static pattern checks on the lines the change adds or modifies in its Go files, by name and syntax only (no type information): a secret is a value whose name says so; a test that hands its *testing.T to any function counts as one that can fail, and one that asserts nothing is reported although a panic in the code it calls would fail it (a no-panic regression test reads so). Generated files are skipped; nothing was built or run."
 	return res, nil
 }
 
@@ -270,7 +270,7 @@ func testFindings(p *packet, f *file) []finding {
 			}
 		}
 		discarded := discardedCalls(fn.Body, f)
-		evidence := fmt.Sprintf("%s:%d-%d: %s calls none of %s.Error, Errorf, Fatal, Fatalf, Fail, FailNow, Run, hands %s to no function and holds no compile-time assertion; it %s", f.path, start, end, fn.Name.Name, t, t, before)
+		evidence := fmt.Sprintf("%s:%d-%d: %s calls none of %s.Error, Errorf, Fatal, Fatalf, Fail, FailNow, Run, hands %s to no function, holds no compile-time assertion and starts no goroutine; it %s", f.path, start, end, fn.Name.Name, t, t, before)
 		if len(discarded) > 0 {
 			evidence += "; results thrown away: " + strings.Join(discarded, ", ")
 		}
@@ -278,8 +278,8 @@ func testFindings(p *packet, f *file) []finding {
 			ProposedClass:      "defect",
 			Angle:              checksAngle,
 			Location:           fmt.Sprintf("head/%s:%d-%d", f.path, start, end),
-			Claim:              fmt.Sprintf("%s can never fail: it checks nothing.", fn.Name.Name),
-			FailureScenario:    fmt.Sprintf("Break the behaviour %s names: the test still passes, so the check reports success for broken code.", fn.Name.Name),
+			Claim:              fmt.Sprintf("%s asserts nothing: only a panic can make it fail.", fn.Name.Name),
+			FailureScenario:    fmt.Sprintf("Break the behaviour %s names without making it panic: the test still passes, so the check reports success for broken code.", fn.Name.Name),
 			Evidence:           evidence,
 			IntroducedByChange: introduced,
 			Regression:         regression,

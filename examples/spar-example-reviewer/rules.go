@@ -196,10 +196,12 @@ func testParam(fn *ast.FuncDecl) string {
 	return ""
 }
 
-// neverFails reports whether a test function can never fail: it calls no
-// failure method of its *testing.T, hands t to nothing that could (a
-// helper, an assertion library, t.Run), does not panic or exit, and holds no
-// compile-time assertion.
+// neverFails reports whether a test function asserts nothing, so that only
+// a panic in the code it calls can fail it: it calls no failure method of
+// its *testing.T, hands t to nothing that could (a helper, an assertion
+// library, t.Run), does not panic or exit, holds no compile-time assertion,
+// and starts no goroutine (a test that does may be there for `go test
+// -race`, which fails it on a data race).
 func neverFails(fn *ast.FuncDecl) bool {
 	t := testParam(fn)
 	if t == "" {
@@ -210,7 +212,25 @@ func neverFails(fn *ast.FuncDecl) bool {
 			return false
 		}
 	}
-	return !canFail(fn.Body, t)
+	return !canFail(fn.Body, t) && !startsGoroutines(fn.Body)
+}
+
+// startsGoroutines reports whether body has a go statement or calls a
+// method named Go (sync.WaitGroup.Go, errgroup.Group.Go).
+func startsGoroutines(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			found = true
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Go" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 var failMethods = map[string]bool{"Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true, "Run": true}
