@@ -56,6 +56,9 @@ func platform() (string, string) {
 // Exe returns the installed validator's executable, or "" and one sentence
 // saying why it cannot be used.
 func Exe() (string, string) {
+	if runtime.GOOS == "linux" && runtime.GOARCH != "amd64" {
+		return "", fmt.Sprintf("%s@%s ships a Linux executable for x86-64 only, this machine is %s", Package, Version, runtime.GOARCH)
+	}
 	suffix, name := platform()
 	p := filepath.Join(CacheDir(), Package+"@"+Version, "node_modules", Package+"-"+suffix, name)
 	fi, err := os.Stat(p)
