@@ -1,14 +1,22 @@
 // Command spar-example-reviewer is an example reviewer for spar's `command`
 // preset: a small, honest static reviewer. It reads the packet and the
-// read-only workspace, runs two kinds of checks on the files the change
-// touched, and prints one result object on stdout (spar-input.en.md G1–G6).
+// read-only workspace, diffs each changed Go file between base/ and head/,
+// runs two kinds of checks on the lines the change adds or modifies, and
+// prints one result object on stdout (spar-input.en.md G1–G6).
 //
-//   - rules: a secret compared with == or != (not in constant time), and a
-//     secret written to a log line, in the changed Go files; linked to the
-//     rule document line that forbids it.
-//   - checks: a Go test function in the check paths that can never fail (no
-//     t.Error/t.Fatal/t.Fail call), linked to the rule line that says checks
-//     must fail.
+//   - rules: a secret's value compared with == or != (not in constant
+//     time), and a secret handed to a log call, linked to the rule document
+//     line that forbids it. A secret is a value whose name ends in token,
+//     secret, password, … (rules.go): not a nil or length check, not a
+//     literal, not a client or a type.
+//   - checks: a Go test function in the check paths, added or modified by
+//     the change, that asserts nothing, so only a panic can fail it (no
+//     failure call on its *testing.T, t handed to no function, no panic, no
+//     goroutine, no compile-time assertion such as `var _ I = new(T)`),
+//     linked to the rule line that says checks must fail.
+//
+// introduced_by_change follows the diff: yes for what the change adds; for
+// a modified test, no when it could not fail in base either.
 //
 // It is the example of writing your own reviewer (docs/usage.md), not a
 // canned answer: every finding comes from the code in workspace/head.

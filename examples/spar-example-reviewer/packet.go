@@ -17,9 +17,18 @@ type packet struct {
 }
 
 type changed struct {
-	status string // added, modified, deleted, renamed, ...
-	path   string
-	check  bool // listed under "Files changed in check paths"
+	status  string // added, modified, deleted, renamed, ...
+	path    string
+	oldPath string // a rename's or copy's base path, else ""
+	check   bool   // listed under "Files changed in check paths"
+}
+
+// basePath is the file's path in base/.
+func (c changed) basePath() string {
+	if c.oldPath != "" {
+		return c.oldPath
+	}
+	return c.path
 }
 
 // ruleDoc is a rule document as the packet numbers it.
@@ -31,7 +40,7 @@ type ruleDoc struct {
 var (
 	headRe    = regexp.MustCompile("(?m)^- Head: `([0-9a-f]{7,64})`$")
 	itemRe    = regexp.MustCompile("^- `([^`]+)`")
-	changeRe  = regexp.MustCompile("^- ([a-z ()A-Z]+?) `([^`]+)`")
+	changeRe  = regexp.MustCompile("^- ([a-z ()A-Z]+?) `([^`]+)`(?: \\(from `([^`]+)`\\))?")
 	docHeadRe = regexp.MustCompile("^### `([^`]+)`$")
 	numRe     = regexp.MustCompile(`^\s*(\d+)  (.*)$`)
 )
@@ -88,7 +97,7 @@ func parsePacket(text string) (*packet, error) {
 			}
 		case "The change":
 			if c := changeRe.FindStringSubmatch(line); c != nil {
-				p.changed = append(p.changed, changed{status: c[1], path: c[2], check: sub == "Files changed in check paths"})
+				p.changed = append(p.changed, changed{status: c[1], path: c[2], oldPath: c[3], check: sub == "Files changed in check paths"})
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -50,8 +49,6 @@ const (
 	checksAngle = "check-validity"
 )
 
-var secretName = regexp.MustCompile(`(?i)token|secret|password|passwd|apikey|api_key`)
-
 func review(p *packet, workspace, focus string) (*result, error) {
 	head := filepath.Join(workspace, "head")
 	base := filepath.Join(workspace, "base")
@@ -73,23 +70,23 @@ func review(p *packet, workspace, focus string) (*result, error) {
 	did := map[string]string{}
 	if focus == "rules" || focus == "all" {
 		for _, c := range goFiles {
-			fs, err := secretFindings(p, head, base, c.path)
+			f, err := load(head, base, c)
 			if err != nil {
 				return nil, err
 			}
-			res.Findings = append(res.Findings, fs...)
+			res.Findings = append(res.Findings, secretFindings(p, f)...)
 		}
-		did[rulesAngle] = fmt.Sprintf("Looked for secrets compared with == or != and secrets written to log lines in %d changed Go file(s).", len(goFiles))
+		did[rulesAngle] = fmt.Sprintf("Looked for secret values compared with == or != and secrets written to log lines, on the lines the change adds or modifies in %d changed Go file(s).", len(goFiles))
 	}
 	if focus == "checks" || focus == "all" {
 		for _, c := range testFiles {
-			fs, err := testFindings(p, head, base, c.path)
+			f, err := load(head, base, c)
 			if err != nil {
 				return nil, err
 			}
-			res.Findings = append(res.Findings, fs...)
+			res.Findings = append(res.Findings, testFindings(p, f)...)
 		}
-		did[checksAngle] = fmt.Sprintf("Looked for test functions that can never fail in %d changed test file(s) in the check paths.", len(testFiles))
+		did[checksAngle] = fmt.Sprintf("Looked for test functions that assert nothing (only a panic can fail them) among those the change adds or modifies in %d changed test file(s) in the check paths.", len(testFiles))
 	}
 	for i := range res.Findings {
 		res.Findings[i].ID = fmt.Sprintf("X%d", i+1)
@@ -107,61 +104,87 @@ func review(p *packet, workspace, focus string) (*result, error) {
 			res.Verdict = "blocking_findings"
 		}
 	}
-	res.Limits = "Static pattern checks on the changed Go files only; nothing was built or run."
+	res.Limits = "Static pattern checks on the lines the change adds or modifies in its Go files, by name and syntax only (no type information): a secret is a value whose name says so; a test that hands its *testing.T to any function counts as one that can fail, and one that asserts nothing is reported although a panic in the code it calls would fail it (a no-panic regression test reads so). Generated files are skipped; nothing was built or run."
 	return res, nil
 }
 
-// secretFindings reports secrets compared with ==/!= and secrets logged.
-func secretFindings(p *packet, head, base, path string) ([]finding, error) {
-	fset := token.NewFileSet()
-	src, err := os.ReadFile(filepath.Join(head, path))
+// file is one changed Go file: its head source parsed, its base source (nil
+// when the file is new) and what the change did to its lines.
+type file struct {
+	path    string
+	src     []byte
+	fset    *token.FileSet
+	ast     *ast.File
+	baseSrc []byte
+	diff    lineDiff
+}
+
+// load reads and parses a changed file. A file that does not parse, or is
+// generated ("Code generated … DO NOT EDIT."), gives nil: nothing to say.
+func load(head, base string, c changed) (*file, error) {
+	src, err := os.ReadFile(filepath.Join(head, c.path))
 	if err != nil {
 		return nil, err
 	}
-	file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, nil // not Go this reviewer can read: nothing to say
+	fset := token.NewFileSet()
+	af, err := parser.ParseFile(fset, c.path, src, parser.SkipObjectResolution|parser.ParseComments)
+	if err != nil || ast.IsGenerated(af) {
+		return nil, nil
 	}
-	baseSrc, _ := os.ReadFile(filepath.Join(base, path))
-	constantTimeBefore := strings.Contains(string(baseSrc), "ConstantTimeCompare")
+	baseSrc, err := os.ReadFile(filepath.Join(base, c.basePath()))
+	if err != nil {
+		baseSrc = nil // added (or copied from nowhere readable): every line is new
+	}
+	return &file{path: c.path, src: src, fset: fset, ast: af, baseSrc: baseSrc, diff: diffLines(baseSrc, src)}, nil
+}
+
+func (f *file) lines(n ast.Node) (int, int) {
+	return f.fset.Position(n.Pos()).Line, f.fset.Position(n.End()).Line
+}
+
+func (f *file) text(n ast.Node) string {
+	return string(f.src[f.fset.Position(n.Pos()).Offset:f.fset.Position(n.End()).Offset])
+}
+
+// secretFindings reports, on the lines the change adds or modifies, a
+// secret's value compared with == or != (secretComparison) and a secret
+// handed to a log call.
+func secretFindings(p *packet, f *file) []finding {
+	if f == nil {
+		return nil
+	}
 	var out []finding
-	ast.Inspect(file, func(n ast.Node) bool {
+	ast.Inspect(f.ast, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
-			if n.Op != token.EQL && n.Op != token.NEQ {
-				return true
-			}
-			name := secretOperand(n.X)
+			name := secretComparison(n)
 			if name == "" {
-				name = secretOperand(n.Y)
-			}
-			if name == "" || isEmptyString(n.X) || isEmptyString(n.Y) {
 				return true
 			}
-			line := fset.Position(n.Pos()).Line
-			expr := string(src[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset])
-			introduced := "yes"
-			if strings.Contains(string(baseSrc), expr) {
-				introduced = "no"
+			start, end := f.lines(n)
+			if !f.diff.touches(start, end) {
+				return true
 			}
+			expr := f.text(n)
+			// A regression when the change took out a constant-time
+			// comparison from this file.
 			regression := "no"
-			if constantTimeBefore && introduced == "yes" {
+			if f.diff.removedContains("ConstantTimeCompare") {
 				regression = "yes"
 			}
-			link := p.ruleLine("ConstantTimeCompare")
 			out = append(out, withLink(finding{
 				ProposedClass:      "defect",
 				Angle:              rulesAngle,
-				Location:           fmt.Sprintf("head/%s:%d", path, line),
+				Location:           fmt.Sprintf("head/%s:%d", f.path, start),
 				Claim:              fmt.Sprintf("The secret %s is compared with %s, which is not constant-time.", name, n.Op),
 				FailureScenario:    "An attacker who can time responses guesses the secret byte by byte: the comparison returns sooner the earlier the first differing byte is, so each guess tells how much of it was right.",
-				Evidence:           fmt.Sprintf("%s:%d: %s", path, line, expr),
-				IntroducedByChange: introduced,
+				Evidence:           fmt.Sprintf("%s:%d (a line this change adds or modifies): %s", f.path, start, expr),
+				IntroducedByChange: "yes",
 				Regression:         regression,
 				CheckImpact:        "none",
 				Confidence:         "high",
 				SmallestFix:        "Compare with subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1.",
-			}, link))
+			}, p.ruleLine("ConstantTimeCompare")))
 		case *ast.CallExpr:
 			sel, ok := n.Fun.(*ast.SelectorExpr)
 			if !ok {
@@ -170,28 +193,33 @@ func secretFindings(p *packet, head, base, path string) ([]finding, error) {
 			if x, ok := sel.X.(*ast.Ident); !ok || (x.Name != "log" && x.Name != "slog") {
 				return true
 			}
+			start, end := f.lines(n)
+			if !f.diff.touches(start, end) {
+				return true
+			}
 			for _, a := range n.Args {
-				if name := secretOperand(a); name != "" {
-					line := fset.Position(n.Pos()).Line
-					out = append(out, withLink(finding{
-						ProposedClass:      "defect",
-						Angle:              rulesAngle,
-						Location:           fmt.Sprintf("head/%s:%d", path, line),
-						Claim:              fmt.Sprintf("The secret %s is written to a log line.", name),
-						FailureScenario:    "Anyone who can read the logs can use the secret.",
-						Evidence:           fmt.Sprintf("%s:%d: log call with argument %s", path, line, name),
-						IntroducedByChange: "unknown",
-						Regression:         "unknown",
-						CheckImpact:        "none",
-						Confidence:         "medium",
-						SmallestFix:        "Leave the secret out of the log line.",
-					}, p.ruleLine("token", "log")))
+				name := secretValue(a)
+				if name == "" {
+					continue
 				}
+				out = append(out, withLink(finding{
+					ProposedClass:      "defect",
+					Angle:              rulesAngle,
+					Location:           fmt.Sprintf("head/%s:%d", f.path, start),
+					Claim:              fmt.Sprintf("The secret %s is written to a log line.", name),
+					FailureScenario:    "Anyone who can read the logs can use the secret.",
+					Evidence:           fmt.Sprintf("%s:%d (a line this change adds or modifies): %s.%s call with argument %s", f.path, start, sel.X.(*ast.Ident).Name, sel.Sel.Name, name),
+					IntroducedByChange: "yes",
+					Regression:         "no",
+					CheckImpact:        "none",
+					Confidence:         "medium",
+					SmallestFix:        "Leave the secret out of the log line.",
+				}, p.ruleLine("token", "log")))
 			}
 		}
 		return true
 	})
-	return out, nil
+	return out
 }
 
 func withLink(f finding, link string) finding {
@@ -203,129 +231,74 @@ func withLink(f finding, link string) finding {
 	return f
 }
 
-// secretOperand returns the name of an identifier or field whose name says
-// it holds a secret, or "".
-func secretOperand(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.Ident:
-		if secretName.MatchString(e.Name) {
-			return e.Name
-		}
-	case *ast.SelectorExpr:
-		if secretName.MatchString(e.Sel.Name) {
-			if x, ok := e.X.(*ast.Ident); ok {
-				return x.Name + "." + e.Sel.Name
+// testFindings reports the test functions the change adds or modifies (a
+// line of the function is one the change adds or modifies) that can never
+// fail (neverFails). introduced_by_change follows the base: yes when the
+// function is new or could fail in base (then the change weakened a check:
+// a regression), no when it could not fail in base either.
+func testFindings(p *packet, f *file) []finding {
+	if f == nil {
+		return nil
+	}
+	baseFns := map[string]*ast.FuncDecl{}
+	if f.baseSrc != nil {
+		if bf, err := parser.ParseFile(token.NewFileSet(), f.path, f.baseSrc, parser.SkipObjectResolution); err == nil {
+			for _, d := range bf.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil {
+					baseFns[fn.Name.Name] = fn
+				}
 			}
-			return e.Sel.Name
 		}
 	}
-	return ""
-}
-
-func isEmptyString(e ast.Expr) bool {
-	b, ok := e.(*ast.BasicLit)
-	return ok && b.Kind == token.STRING && (b.Value == `""` || b.Value == "``")
-}
-
-// testFindings reports test functions that call no failure method of *testing.T.
-func testFindings(p *packet, head, base, path string) ([]finding, error) {
-	fset := token.NewFileSet()
-	src, err := os.ReadFile(filepath.Join(head, path))
-	if err != nil {
-		return nil, err
-	}
-	file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, nil
-	}
-	baseSrc, _ := os.ReadFile(filepath.Join(base, path))
 	var out []finding
-	for _, d := range file.Decls {
+	for _, d := range f.ast.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") {
+		if !ok || !neverFails(fn) {
 			continue
 		}
-		t := testingParam(fn)
-		if t == "" || canFail(fn.Body, t) {
+		start, end := f.lines(fn)
+		if !f.diff.touches(start, end) {
 			continue
 		}
-		start, end := fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line
-		introduced := "yes"
-		if strings.Contains(string(baseSrc), "func "+fn.Name.Name+"(") {
-			introduced = "unknown"
+		t := testParam(fn)
+		introduced, regression, before := "yes", "no", "is new in this change"
+		if b, ok := baseFns[fn.Name.Name]; ok {
+			if bt := testParam(b); bt != "" && !neverFails(b) {
+				regression, before = "yes", "could fail in base; this change took its failure out"
+			} else {
+				introduced, before = "no", "could not fail in base either; this change modifies it"
+			}
 		}
-		discarded := discardedCalls(fn.Body, src, fset)
-		evidence := fmt.Sprintf("%s:%d-%d: %s calls none of %s.Error, Errorf, Fatal, Fatalf, Fail, FailNow", path, start, end, fn.Name.Name, t)
+		discarded := discardedCalls(fn.Body, f)
+		evidence := fmt.Sprintf("%s:%d-%d: %s calls none of %s.Error, Errorf, Fatal, Fatalf, Fail, FailNow, Run, hands %s to no function, holds no compile-time assertion and starts no goroutine; it %s", f.path, start, end, fn.Name.Name, t, t, before)
 		if len(discarded) > 0 {
 			evidence += "; results thrown away: " + strings.Join(discarded, ", ")
 		}
 		out = append(out, withLink(finding{
 			ProposedClass:      "defect",
 			Angle:              checksAngle,
-			Location:           fmt.Sprintf("head/%s:%d-%d", path, start, end),
-			Claim:              fmt.Sprintf("%s can never fail: it checks nothing.", fn.Name.Name),
-			FailureScenario:    fmt.Sprintf("Break the behaviour %s names: the test still passes, so the check reports success for broken code.", fn.Name.Name),
+			Location:           fmt.Sprintf("head/%s:%d-%d", f.path, start, end),
+			Claim:              fmt.Sprintf("%s asserts nothing: only a panic can make it fail.", fn.Name.Name),
+			FailureScenario:    fmt.Sprintf("Break the behaviour %s names without making it panic: the test still passes, so the check reports success for broken code.", fn.Name.Name),
 			Evidence:           evidence,
 			IntroducedByChange: introduced,
-			Regression:         "no",
+			Regression:         regression,
 			CheckImpact:        "false_pass",
 			Confidence:         "high",
 			SmallestFix:        fmt.Sprintf("Assert on the result in %s and call %s.Fatalf when it is wrong.", fn.Name.Name, t),
 		}, p.ruleLine("checks", "fail")))
 	}
-	return out, nil
-}
-
-// testingParam returns the name of a *testing.T parameter, or "".
-func testingParam(fn *ast.FuncDecl) string {
-	if fn.Type.Params == nil || len(fn.Type.Params.List) != 1 {
-		return ""
-	}
-	f := fn.Type.Params.List[0]
-	star, ok := f.Type.(*ast.StarExpr)
-	if !ok || len(f.Names) != 1 {
-		return ""
-	}
-	if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "T" {
-		return f.Names[0].Name
-	}
-	return ""
-}
-
-var failMethods = map[string]bool{"Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true}
-
-// canFail reports whether body calls a failure method on t, or hands t to
-// another function (which may fail it).
-func canFail(body *ast.BlockStmt, t string) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || found {
-			return !found
-		}
-		if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-			if x, ok := sel.X.(*ast.Ident); ok && x.Name == t && (failMethods[sel.Sel.Name] || sel.Sel.Name == "Run") {
-				found = true
-			}
-		}
-		for _, a := range call.Args {
-			if id, ok := a.(*ast.Ident); ok && id.Name == t {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
+	return out
 }
 
 // discardedCalls lists calls made as bare statements: their results, errors
 // included, are thrown away.
-func discardedCalls(body *ast.BlockStmt, src []byte, fset *token.FileSet) []string {
+func discardedCalls(body *ast.BlockStmt, f *file) []string {
 	var out []string
 	for _, s := range body.List {
 		if es, ok := s.(*ast.ExprStmt); ok {
 			if c, ok := es.X.(*ast.CallExpr); ok {
-				out = append(out, string(src[fset.Position(c.Fun.Pos()).Offset:fset.Position(c.Fun.End()).Offset])+"(…)")
+				out = append(out, f.text(c.Fun)+"(…)")
 			}
 		}
 	}

@@ -34,6 +34,7 @@ func Export(o Options) (*Record, sarif.Log, error) {
 		}
 		rounds = append(rounds, sarif.Round{
 			Series:   filepath.Base(l.series.abs),
+			Dir:      r.abs,
 			Record:   rec,
 			Findings: f.Findings,
 			States:   g.states[r],

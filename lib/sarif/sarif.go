@@ -6,8 +6,13 @@ package sarif
 
 import (
 	"fmt"
+	"net/url"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/round"
 )
 
@@ -27,6 +32,7 @@ type State struct {
 // Round is one gated round with its findings and their states.
 type Round struct {
 	Series   string // series folder name, for automation IDs
+	Dir      string // the round folder's path as the gate read it ("": the record's series/name)
 	Record   *round.Record
 	Findings []envelope.Finding
 	States   map[string]State // by finding ID
@@ -61,7 +67,8 @@ type Tool struct {
 
 type Driver struct {
 	Name           string         `json:"name"`
-	InformationURI string         `json:"informationUri,omitempty"`
+	Version        string         `json:"version"`
+	InformationURI string         `json:"informationUri"`
 	Rules          []Rule         `json:"rules"`
 	Properties     map[string]any `json:"properties,omitempty"`
 }
@@ -70,7 +77,15 @@ type Rule struct {
 	ID               string  `json:"id"`
 	Name             string  `json:"name"`
 	ShortDescription Message `json:"shortDescription"`
+	FullDescription  Message `json:"fullDescription"`
+	Help             Help    `json:"help"`
 	DefaultConfig    *Config `json:"defaultConfiguration,omitempty"`
+}
+
+// Help is a rule's help: plain text, and the same in Markdown.
+type Help struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
 }
 
 type Config struct {
@@ -136,6 +151,55 @@ var classText = map[string]string{
 	"note":                 "a note",
 }
 
+// classGate says what spar's gate does with an open finding of the class
+// (docs/review-gate.md, "Why a finding is open"), for a rule's help.
+var classGate = map[string]string{
+	"defect":               "An open defect blocks spar's gate until it is triaged: fixed by a commit the gated head contains, rejected with evidence, accepted or deferred in the user's words, or marked a duplicate of a finding closed so.",
+	"requirement-question": "An open requirement-question blocks spar's gate until the user answers it, or it is rejected with evidence, deferred in the user's words, or marked a duplicate of a finding closed so.",
+	"hardening":            "Hardening never blocks spar's gate; unless triaged it is deferred automatically.",
+	"note":                 "A note never blocks spar's gate.",
+}
+
+// rule is the reporting descriptor of the findings of one class and angle.
+// GitHub code scanning requires fullDescription and help on every rule
+// (the SARIF Multitool's GH2012); both say in words what the class means,
+// which question of the angle found it and what the gate does with it.
+func rule(class, angle string) Rule {
+	ct := classText[class]
+	if ct == "" {
+		ct = "a finding of class " + class
+	}
+	gate := classGate[class]
+	if gate == "" {
+		gate = "spar's gate decides by the finding's class."
+	}
+	found := fmt.Sprintf("The reviewer found it from the %s angle", angle)
+	if q := packet.AngleSentence(angle); q != "" {
+		found += ", whose question is: " + q
+	} else {
+		found += "."
+	}
+	full := fmt.Sprintf("spar classified the finding %s. %s", ct, found)
+	text := full + " " + gate + " Each result's properties keep the reviewer's failure scenario, evidence and smallest fix; `spar gate` prints the spar triage command that closes an open finding."
+	md := fmt.Sprintf("**%s** (`%s`): spar classified the finding %s.\n\n%s\n\n%s\n\nEach result's properties keep the reviewer's failure scenario, evidence and smallest fix; `spar gate` prints the `spar triage` command that closes an open finding.",
+		class, class+"/"+angle, ct, found, gate)
+	return Rule{
+		ID:               class + "/" + angle,
+		Name:             class + " (" + angle + ")",
+		ShortDescription: Message{Text: fmt.Sprintf("%s found from the %s angle", ct, angle)},
+		FullDescription:  Message{Text: full},
+		Help:             Help{Text: text, Markdown: md},
+		DefaultConfig:    &Config{Level: level(class)},
+	}
+}
+
+func level(class string) string {
+	if l := classLevel[class]; l != "" {
+		return l
+	}
+	return "note"
+}
+
 // Export builds the SARIF log: one run per reviewer of each round, in the
 // order of the rounds and the round's reviewers.
 func Export(rounds []Round) Log {
@@ -165,9 +229,11 @@ func reviewerRun(r Round, rv round.Reviewer, findings []envelope.Finding) Run {
 	}
 	run := Run{
 		Tool: Tool{Driver: Driver{
-			Name:       "spar/" + rv.Name,
-			Rules:      []Rule{},
-			Properties: props,
+			Name:           "spar/" + rv.Name,
+			Version:        ToolVersion(),
+			InformationURI: InformationURI,
+			Rules:          []Rule{},
+			Properties:     props,
 		}},
 		AutomationDetails: &AutomationDetails{ID: fmt.Sprintf("spar/%s/%s/%s/", r.Series, r.Record.Name, rv.Name)},
 		OriginalURIBaseID: map[string]URIBase{"%SRCROOT%": {URI: "file:///"}},
@@ -178,19 +244,14 @@ func reviewerRun(r Round, rv round.Reviewer, findings []envelope.Finding) Run {
 		},
 	}
 	if r.Record.Repo != "" {
-		run.OriginalURIBaseID["%SRCROOT%"] = URIBase{URI: "file://" + r.Record.Repo + "/"}
+		run.OriginalURIBaseID["%SRCROOT%"] = URIBase{URI: fileURI(r.Record.Repo) + "/"}
 	}
 	ruleIndex := map[string]int{}
 	for _, f := range findings {
 		id := f.Class + "/" + f.Angle
 		if _, ok := ruleIndex[id]; !ok {
 			ruleIndex[id] = len(run.Tool.Driver.Rules)
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, Rule{
-				ID:               id,
-				Name:             f.Class + " (" + f.Angle + ")",
-				ShortDescription: Message{Text: fmt.Sprintf("%s found from the %s angle", classText[f.Class], f.Angle)},
-				DefaultConfig:    &Config{Level: classLevel[f.Class]},
-			})
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(f.Class, f.Angle))
 		}
 		run.Results = append(run.Results, result(r, f, id, ruleIndex[id]))
 	}
@@ -214,28 +275,12 @@ func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
 	res := Result{
 		RuleID:              ruleID,
 		RuleIndex:           idx,
-		Level:               classLevel[f.Class],
+		Level:               level(f.Class),
 		Message:             Message{Text: f.Claim},
 		PartialFingerprints: map[string]string{FingerprintKey: r.Record.Name + "/" + f.ID},
 		Properties:          props,
 	}
-	if res.Level == "" {
-		res.Level = "note"
-	}
-	// An unreadable location, or the repository root, has no physical place.
-	if !f.LocationUnreadable && f.Path != "" {
-		loc := Location{PhysicalLocation: PhysicalLocation{
-			ArtifactLocation: ArtifactLocation{URI: f.Path, URIBaseID: "%SRCROOT%"},
-		}}
-		if f.LineStart != nil && *f.LineStart > 0 {
-			reg := &Region{StartLine: *f.LineStart}
-			if f.LineEnd != nil && *f.LineEnd >= *f.LineStart {
-				reg.EndLine = *f.LineEnd
-			}
-			loc.PhysicalLocation.Region = reg
-		}
-		res.Locations = []Location{loc}
-	}
+	res.Locations = []Location{location(r, f)}
 	if st.Closed {
 		just := st.Disposition
 		if st.Detail != "" {
@@ -245,3 +290,112 @@ func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
 	}
 	return res
 }
+
+// location is where a code host shows the finding. GitHub code scanning
+// needs a physical location on every result (the SARIF Multitool's GH1015,
+// GH1017), and one with a region (SARIF2017):
+//   - a finding with a path: the path under %SRCROOT% (the round's
+//     repository), with its lines; a location without lines is given line 1,
+//     the start of the file or folder it names;
+//   - an unreadable location or the repository root (empty path) has no
+//     place in the change: it is shown at the round's findings.json, which
+//     holds it, relative to the repository when the round folder lies inside
+//     it (as reviews/ does), else by its absolute file URI.
+//
+// properties.location keeps the reviewer's words either way.
+func location(r Round, f envelope.Finding) Location {
+	if !f.LocationUnreadable && f.Path != "" {
+		reg := &Region{StartLine: 1}
+		if f.LineStart != nil && *f.LineStart > 0 {
+			reg.StartLine = *f.LineStart
+			if f.LineEnd != nil && *f.LineEnd >= *f.LineStart {
+				reg.EndLine = *f.LineEnd
+			}
+		}
+		return Location{PhysicalLocation: PhysicalLocation{
+			ArtifactLocation: ArtifactLocation{URI: relURI(f.Path), URIBaseID: "%SRCROOT%"},
+			Region:           reg,
+		}}
+	}
+	dir := r.Dir
+	if dir == "" {
+		dir = filepath.Join(r.Record.Series, r.Record.Name)
+	}
+	rec := filepath.Join(dir, round.FindingsFile)
+	art := ArtifactLocation{URI: relURI(filepath.ToSlash(rec))}
+	if filepath.IsAbs(rec) {
+		art.URI = fileURI(rec)
+	}
+	if r.Record.Repo != "" && filepath.IsAbs(rec) {
+		if rel, err := filepath.Rel(r.Record.Repo, rec); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			art = ArtifactLocation{URI: relURI(filepath.ToSlash(rel)), URIBaseID: "%SRCROOT%"}
+		}
+	}
+	return Location{PhysicalLocation: PhysicalLocation{ArtifactLocation: art, Region: &Region{StartLine: 1}}}
+}
+
+// relURI is a repository path as a relative URI reference (RFC 3986, which
+// SARIF requires: SARIF1002): each segment percent-encoded, and ':' too, so
+// that a first segment such as "a:b.go" is not read as a scheme.
+func relURI(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), ":", "%3A")
+	}
+	return strings.Join(segs, "/")
+}
+
+// fileURI is the file URI of an absolute path.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// InformationURI is the project's home for tool.driver.informationUri (the
+// SARIF Multitool's SARIF2005 wants one): the repository URL that the
+// module path github.com/jaekit/spar names.
+const InformationURI = "https://github.com/jaekit/spar"
+
+// ToolVersion is spar's version for tool.driver.version (SARIF2005), from
+// the build's module information: the module version when the binary was
+// built at a version (go install …@v1.2.3, or go build in a git checkout,
+// which stamps a pseudo-version such as v0.0.0-20260102030405-abcdef012345,
+// "+dirty" when the tree had changes); otherwise "devel", with the VCS
+// revision the build recorded when there is one (0.0.0-devel+abcdef012345,
+// 0.0.0-devel+abcdef012345.dirty). The Multitool's SARIF2005 wants a
+// version that starts with a digit, so the module version's leading "v" is
+// dropped and the fallback is 0.0.0-devel.
+func ToolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return devel
+	}
+	return versionOf(bi)
+}
+
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return strings.TrimPrefix(v, "v")
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return devel
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		return devel + "+" + rev + ".dirty"
+	}
+	return devel + "+" + rev
+}
+
+const devel = "0.0.0-devel"

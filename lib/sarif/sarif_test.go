@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -16,7 +18,7 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 func sample() []Round {
-	rec := &round.Record{Schema: round.Schema, Name: "code-1", Repo: "/repo", Stage: "code", Base: "b", Head: "h",
+	rec := &round.Record{Schema: round.Schema, Name: "code-1", Series: "/repo/reviews/login", Repo: "/repo", Stage: "code", Base: "b", Head: "h",
 		Reviewers: []round.Reviewer{
 			{Name: "codex", Preset: "codex", Status: "completed", Model: ptr("gpt-6-astra"), ObservedModel: ptr("gpt-6-astra")},
 			{Name: "lint", Preset: "command", Status: "completed"},
@@ -88,15 +90,88 @@ func TestSARIF_Mapping(t *testing.T) {
 	if f1.PartialFingerprints[FingerprintKey] != "code-1/codex-F1" {
 		t.Errorf("fingerprint = %v", f1.PartialFingerprints)
 	}
+	if d := codex.Tool.Driver; d.Version == "" || d.InformationURI != "https://github.com/jaekit/spar" {
+		t.Errorf("driver version %q, informationUri %q", d.Version, d.InformationURI)
+	}
+	for _, r := range codex.Tool.Driver.Rules {
+		if r.FullDescription.Text == "" || r.Help.Text == "" || r.Help.Markdown == "" {
+			t.Errorf("rule %s without fullDescription or help: %+v", r.ID, r)
+		}
+	}
+	if h := codex.Tool.Driver.Rules[0].Help.Text; !strings.Contains(h, "An open defect blocks spar's gate") || !strings.Contains(h, "side-effects angle, whose question is: Find what the change breaks") {
+		t.Errorf("defect/side-effects help = %q", h)
+	}
+	// An unreadable location is shown at the round's findings.json, inside
+	// the repository.
 	f2 := codex.Results[1]
-	if f2.Level != "note" || len(f2.Locations) != 0 || len(f2.Suppressions) != 1 {
+	if l := f2.Locations[0].PhysicalLocation; f2.Level != "note" || len(f2.Suppressions) != 1 ||
+		l.ArtifactLocation != (ArtifactLocation{URI: "reviews/login/code-1/findings.json", URIBaseID: "%SRCROOT%"}) || *l.Region != (Region{StartLine: 1}) {
 		t.Errorf("unreadable deferred hardening = %+v", f2)
 	}
+	// A path without lines starts at line 1.
 	lint := log.Runs[1]
-	if lint.Results[0].Level != "warning" || lint.Results[0].Locations[0].PhysicalLocation.Region != nil {
+	if lint.Results[0].Level != "warning" || *lint.Results[0].Locations[0].PhysicalLocation.Region != (Region{StartLine: 1}) {
 		t.Errorf("question = %+v", lint.Results[0])
 	}
 	if s := lint.Results[1].Suppressions; len(s) != 1 || s[0].Justification != "fixed: abc123" {
 		t.Errorf("fixed defect suppressions = %+v", s)
+	}
+}
+
+func TestSARIF_NoPlaceInTheChange(t *testing.T) {
+	root := envelope.Finding{ID: "x-F1", Reviewer: "x", Class: "note", Angle: "design", Claim: "c", Path: ""}
+	for _, c := range []struct {
+		name             string
+		dir, repo        string
+		series, roundNam string
+		want             ArtifactLocation
+	}{
+		{"round inside the repository", "/r/my repo/reviews/s/code-2", "/r/my repo", "", "", ArtifactLocation{URI: "reviews/s/code-2/findings.json", URIBaseID: "%SRCROOT%"}},
+		{"round outside it", "/elsewhere/s/code-2", "/r/repo", "", "", ArtifactLocation{URI: "file:///elsewhere/s/code-2/findings.json"}},
+		{"the record's series when the gate gave no folder", "", "/r/repo", "/r/repo/reviews/s", "code-3", ArtifactLocation{URI: "reviews/s/code-3/findings.json", URIBaseID: "%SRCROOT%"}},
+		{"a sibling folder whose name starts with ..", "/r/repo/..x/s/code-1", "/r/repo", "", "", ArtifactLocation{URI: "..x/s/code-1/findings.json", URIBaseID: "%SRCROOT%"}},
+	} {
+		r := Round{Dir: c.dir, Record: &round.Record{Repo: c.repo, Series: c.series, Name: c.roundNam}}
+		if got := location(r, root).PhysicalLocation.ArtifactLocation; got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+// Repository paths become RFC 3986 URI references (the Multitool's SARIF1002
+// refuses "docs/my file.md"); the repository's base URI is escaped too.
+func TestSARIF_URIsAreEscaped(t *testing.T) {
+	for path, want := range map[string]string{
+		"app/auth.go":     "app/auth.go",
+		"docs/my file.md": "docs/my%20file.md",
+		"a:b.go":          "a%3Ab.go",
+		"x/100%.txt":      "x/100%25.txt",
+		"q/why?#.md":      "q/why%3F%23.md",
+		"über/straße.go":  "%C3%BCber/stra%C3%9Fe.go",
+	} {
+		if got := relURI(path); got != want {
+			t.Errorf("relURI(%q) = %q, want %q", path, got, want)
+		}
+	}
+	if got := fileURI("/home/me/my repo"); got != "file:///home/me/my%20repo" {
+		t.Errorf("fileURI = %q", got)
+	}
+}
+
+func TestSARIF_ToolVersion(t *testing.T) {
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "33c1b82abcdef0123456789"}}
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "1.2.3"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201094300-33c1b82abcde+dirty"}}, "0.0.0-20261201094300-33c1b82abcde+dirty"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev}, "0.0.0-devel+33c1b82abcde"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"})}, "0.0.0-devel+33c1b82abcde.dirty"},
+		{debug.BuildInfo{}, "0.0.0-devel"},
+	} {
+		if got := versionOf(&c.bi); got != c.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", c.bi.Main, got, c.want)
+		}
 	}
 }
