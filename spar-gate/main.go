@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/jaekit/spar/lib/version"
 	"os"
 	"strings"
 
@@ -111,6 +112,10 @@ func parse(args []string, allowed ...string) ([]string, map[string]string, error
 func run(args []string) error {
 	if len(args) == 0 {
 		return usageErr("a command is needed: gate or cap-report")
+	}
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Printf("spar %s\n", version.String())
+		return nil
 	}
 	if helpWanted(args[:1]) || (len(args) > 1 && helpWanted(args[1:])) {
 		fmt.Print(usage)
