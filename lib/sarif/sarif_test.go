@@ -156,4 +156,3 @@ func TestSARIF_URIsAreEscaped(t *testing.T) {
 		t.Errorf("fileURI = %q", got)
 	}
 }
-
