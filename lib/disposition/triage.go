@@ -75,7 +75,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 		// G30: the finding ID is literally an id of this round's findings.json.
 		f, ok := findingByID(fs, req.Finding)
 		if !ok {
-			return refuse("spar-record: triage: finding %q is not in round %q", req.Finding, req.Round)
+			return refuse("spar-record: triage: finding %q is not in round %q%s", req.Finding, req.Round, idList(fs))
 		}
 		if err := CheckFinding(rule, f, rec.Stage, req.Options); err != nil {
 			return err
@@ -232,4 +232,21 @@ func rewriteSummary(dir string, rec *round.Record, fs *round.Findings) error {
 		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: triage: %s: %v", path, err))
 	}
 	return nil
+}
+
+// idList names the findings a round has, for a refusal of an ID it does
+// not have: the user sees what to type instead.
+func idList(fs *round.Findings) string {
+	if fs == nil || len(fs.Findings) == 0 {
+		return " (it has no findings)"
+	}
+	ids := make([]string, 0, len(fs.Findings))
+	for _, f := range fs.Findings {
+		ids = append(ids, f.ID)
+	}
+	const most = 20
+	if len(ids) > most {
+		return fmt.Sprintf(" (its findings: %s and %d more)", strings.Join(ids[:most], ", "), len(ids)-most)
+	}
+	return " (its findings: " + strings.Join(ids, ", ") + ")"
 }

@@ -93,7 +93,18 @@ func Caps(dir string) (*CapReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A round folder, or a folder that is no series at all, would print an
+	// empty report that reads like a series with nothing counted.
+	if _, err := os.Lstat(filepath.Join(abs, round.RoundFile)); err == nil {
+		return nil, &RefusalError{fmt.Sprintf("%q is a round, not a series; its series is %q", dir, filepath.Dir(filepath.Clean(dir)))}
+	}
 	rounds, _ := readSeries(abs, nil)
+	// An empty folder is a series with nothing yet (spar extend may start
+	// one); a folder with other things in it and no round is not a series.
+	if ents, _ := os.ReadDir(abs); len(rounds) == 0 && len(ents) > 0 &&
+		!isFile(filepath.Join(abs, round.ExtensionFile)) && !isFile(filepath.Join(abs, round.LockFile)) {
+		return nil, &RefusalError{fmt.Sprintf("%q is not a series: it holds no round and no extensions.jsonl (a series is the parent folder of spar run --out)", dir)}
+	}
 	exts, err := round.ReadExtensions(abs)
 	if err != nil {
 		return nil, &RefusalError{fmt.Sprintf("series %q: %v", dir, err)}
@@ -273,4 +284,9 @@ func cell(s string) string {
 	s = strings.ReplaceAll(s, "|", "\\|")
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func isFile(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
