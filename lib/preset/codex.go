@@ -3,22 +3,59 @@ package preset
 import (
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/tidwall/gjson"
 )
 
 // codex: `codex exec --json … -`, input on stdin (DESIGN.md §5). The stream
 // is one JSON object per line: thread.started, turn.started, item.started /
 // item.updated / item.completed (item.type is the item kind), turn.completed
-// or turn.failed, and error. The result is the last agent_message of a turn
-// that completed. codex's stream does not state the model: observed_model
-// stays null unless an event carries a "model" string.
+// (with the turn's usage) or turn.failed, and error events. The result is
+// the last agent_message of a turn that completed. codex's stream does not
+// state the model: observed_model stays null unless an event carries a
+// "model" string.
+//
+// What codex-cli 0.169.0 does, measured against a mock of the Responses API
+// (e2e/realcli/testdata/codex, docs/review-round.md "codex"):
+//   - an "error" item is a warning of the CLI ("Model metadata for `m` not
+//     found…", "Falling back from WebSockets to HTTPS transport…"): a
+//     warning, not a tool;
+//   - an error event "Reconnecting... N/5 (<cause>)" is a retry of a
+//     refused or broken request: the retry signal, so that a 429 or 401
+//     ends the attempt at once;
+//   - turn.failed's error.message is why the turn failed; stderr's last
+//     line is only incidental logging (a PATH-alias warning, a tool
+//     router's ERROR line).
 type codex struct{}
 
 // codexKinds are the item kinds a codex reviewer may produce (G10). Its
-// command items run inside --sandbox read-only; "error" items are messages,
-// not tools.
-var codexKinds = []string{"agent_message", "reasoning", "command_execution", "error"}
+// command items run inside --sandbox read-only; "error" items are the
+// CLI's warnings, not tools.
+var codexKinds = []string{"agent_message", "reasoning", "command_execution", "todo_list", "error"}
+
+// codexFlags keep a codex reviewer to the workspace and to the model
+// (DESIGN.md §5, each verified against 0.169.0 by e2e/realcli):
+//
+//	--ephemeral                            no session file in $CODEX_HOME/sessions
+//	-c project_root_markers=[]             the workspace is the project root: the
+//	                                       repository's AGENTS.md and .codex/
+//	                                       (config, developer_instructions, MCP
+//	                                       servers) above it are not loaded
+//	-c web_search="disabled"               no web_search tool offered
+//	--disable multi_agent                  no sub-agent tools (multi_agent_v1)
+//	--disable goals                        no get_goal/create_goal/update_goal tools
+//	--disable unbounded_connection_retries a provider that cannot be reached is
+//	                                       retried five times, not until the time limit
+var codexFlags = []string{
+	"--ephemeral",
+	"-c", "project_root_markers=[]",
+	"-c", `web_search="disabled"`,
+	"--disable", "multi_agent",
+	"--disable", "goals",
+	"--disable", "unbounded_connection_retries",
+}
 
 func (codex) Name() string          { return "codex" }
 func (codex) Isolation() string     { return "verified" }
@@ -27,6 +64,7 @@ func (codex) VersionArgs() []string { return []string{"--version"} }
 func (codex) Invoke(c Call) Invocation {
 	args := []string{c.Exe, "exec", "--json", "--output-schema", c.SchemaPath,
 		"--sandbox", "read-only", "--skip-git-repo-check", "-C", c.Workspace}
+	args = append(args, codexFlags...)
 	if set(c.Model) {
 		args = append(args, "-m", *c.Model)
 	}
@@ -44,16 +82,17 @@ type codexMonitor struct {
 	model     *string
 	tools     tools
 	errors    []string
+	warned    bool
 	last      *string
 	completed bool
 	failed    string
+	lastError string // the last error event's message
+	usage     *envelope.Usage
 }
 
-func (m *codexMonitor) Line(line []byte) Signal { return Signal{Violation: m.line(line)} }
-
-func (m *codexMonitor) line(line []byte) string {
+func (m *codexMonitor) Line(line []byte) Signal {
 	if !gjson.ValidBytes(line) {
-		return ""
+		return Signal{}
 	}
 	ev := gjson.ParseBytes(line)
 	if v := ev.Get("model"); m.model == nil && v.Type == gjson.String && v.String() != "" {
@@ -62,38 +101,86 @@ func (m *codexMonitor) line(line []byte) string {
 	switch ev.Get("type").String() {
 	case "item.started", "item.updated", "item.completed":
 		kind := ev.Get("item.type").String()
+		if kind == "error" {
+			// The CLI's own warning, not a tool (DESIGN.md §5).
+			m.warned = true
+			if ev.Get("type").String() == "item.completed" {
+				m.errors = append(m.errors, ev.Get("item.message").String())
+			}
+			return Signal{}
+		}
 		m.tools.add(kind)
 		if !slices.Contains(codexKinds, kind) {
-			return fmt.Sprintf("codex produced an item of kind %q, not one of %s (G10)", kind, oneOf(codexKinds))
+			return Signal{Violation: fmt.Sprintf("codex produced an item of kind %q, not one of %s (G10)", kind, oneOf(codexKinds))}
 		}
-		if ev.Get("type").String() != "item.completed" {
-			return ""
-		}
-		switch kind {
-		case "agent_message":
+		if ev.Get("type").String() == "item.completed" && kind == "agent_message" {
 			m.last = str(ev.Get("item.text").String())
-		case "error":
-			m.errors = append(m.errors, ev.Get("item.message").String())
 		}
 	case "turn.completed":
 		m.completed = true
+		m.usage = codexUsage(ev.Get("usage"))
 	case "turn.failed":
 		msg := ev.Get("error.message").String()
 		m.errors = append(m.errors, msg)
 		m.failed = msg
 	case "error":
-		m.errors = append(m.errors, ev.Get("message").String())
+		msg := ev.Get("message").String()
+		m.errors = append(m.errors, msg)
+		m.lastError = msg
+		// "Reconnecting... 2/5 (unexpected status 401 Unauthorized: …)",
+		// "Reconnecting... waiting for network (…)": codex tries a
+		// refused request again; the runner ends the attempt when the
+		// message is a refusal (section 5).
+		if strings.HasPrefix(msg, "Reconnecting") {
+			return Signal{Retry: msg}
+		}
 	}
-	return ""
+	return Signal{}
+}
+
+// codexUsage is turn.completed's usage: input_tokens counts the cached
+// input too, so the input recorded is the part not read from the cache
+// (as claude states it), cached_input_tokens the cache reads and
+// cache_write_input_tokens the cache writes; output_tokens includes the
+// reasoning tokens. Nil when the event has no usage.
+func codexUsage(u gjson.Result) *envelope.Usage {
+	if !u.IsObject() {
+		return nil
+	}
+	num := func(k string) *int64 {
+		v := u.Get(k)
+		if v.Type != gjson.Number {
+			return nil
+		}
+		n := v.Int()
+		return &n
+	}
+	us := &envelope.Usage{InputTokens: num("input_tokens"), OutputTokens: num("output_tokens"),
+		CacheReadTokens: num("cached_input_tokens"), CacheWriteTokens: num("cache_write_input_tokens")}
+	if us.InputTokens != nil && us.CacheReadTokens != nil && *us.CacheReadTokens <= *us.InputTokens {
+		n := *us.InputTokens - *us.CacheReadTokens
+		us.InputTokens = &n
+	}
+	if us.InputTokens == nil && us.OutputTokens == nil && us.CacheReadTokens == nil && us.CacheWriteTokens == nil {
+		return nil
+	}
+	return us
 }
 
 func (m *codexMonitor) Finish() Outcome {
-	o := Outcome{ObservedModel: m.model, Tools: m.tools.names(), Errors: m.errors}
+	o := Outcome{ObservedModel: m.model, Tools: m.tools.names(), Errors: m.errors, Usage: m.usage}
+	if m.warned {
+		o.Warnings = []envelope.Warning{{Kind: "cli_warning", Tool: "error"}}
+	}
 	switch {
 	case m.failed != "":
 		o.Problem = "the turn failed: " + firstLine(m.failed)
+		o.Failure = firstLine(m.failed)
 	case !m.completed:
 		o.Problem = "the output has no turn.completed event"
+		if m.lastError != "" {
+			o.Failure = firstLine(m.lastError)
+		}
 	case m.last == nil:
 		o.Problem = "the turn completed without an agent_message"
 	default:

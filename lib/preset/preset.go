@@ -45,6 +45,14 @@ type Outcome struct {
 	Problem       string   // why Result is nil ("" when it is not)
 	// Usage is what the output states of tokens and cost, nil for nothing.
 	Usage *envelope.Usage
+	// Failure is why the run failed as the output itself states it
+	// (codex's turn.failed), "" when it states none. It explains a
+	// failed attempt before stderr's last line, which may be incidental
+	// logging (DESIGN.md §5).
+	Failure string
+	// Warnings are what the output warns of, each kind once (kind and
+	// tool only, never content: codex's "error" items).
+	Warnings []envelope.Warning
 	// Invalid marks an output whose CLI itself gave up on the answer's
 	// format (claude's error_max_structured_output_retries): the reviewer
 	// answered outside the format, invalid_output with Problem as reason.

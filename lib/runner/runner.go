@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -117,6 +118,11 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 		if a.version != "" {
 			run.Version = a.version
 		}
+		for _, w := range a.warnings {
+			if !slices.Contains(run.Warnings, w) {
+				run.Warnings = append(run.Warnings, w)
+			}
+		}
 		for _, t := range a.tools {
 			if !seenTools[t] {
 				seenTools[t] = true
@@ -159,11 +165,12 @@ func reasonNote(r string) string {
 }
 
 type attemptResult struct {
-	rec     envelope.Attempt
-	version string
-	tools   []string
-	result  *string
-	refusal string
+	rec      envelope.Attempt
+	version  string
+	tools    []string
+	warnings []envelope.Warning
+	result   *string
+	refusal  string
 }
 
 func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
@@ -265,6 +272,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	}
 	oc := mon.Finish()
 	a.tools = oc.Tools
+	a.warnings = oc.Warnings
 	a.rec.ObservedModel = oc.ObservedModel
 	a.rec.Usage = oc.Usage
 	switch {
@@ -302,9 +310,14 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	case res.signal != "":
 		return finish(Failed, "killed by "+res.signal)
 	case *res.exitCode != 0:
-		// What the reviewer said last explains the exit best: its stderr,
-		// else the output's last error message, else what the output lacks.
-		why := lastLine(string(stderrText))
+		// The failure the output states explains the exit best (codex's
+		// turn.failed: its stderr may end with an incidental warning),
+		// then the reviewer's stderr, else the output's last error
+		// message, else what the output lacks.
+		why := lastLine(oc.Failure)
+		if why == "" {
+			why = lastLine(string(stderrText))
+		}
 		if why == "" && len(oc.Errors) > 0 {
 			why = lastLine(oc.Errors[len(oc.Errors)-1])
 		}

@@ -25,7 +25,7 @@ fake_init() {
 		[ "$scenario" = badversion ] && { echo "$cli: cannot read its own version" >&2; exit 2; }
 		case $cli in
 		claude) echo "2.1.3 (Claude Code)" ;;
-		codex) echo "codex-cli 0.60.1" ;;
+		codex) echo "codex-cli 0.169.0" ;;
 		agy) echo "agy 1.4.0" ;;
 		esac
 		exit 0
