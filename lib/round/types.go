@@ -102,6 +102,9 @@ type Reviewer struct {
 	RunReason string `json:"run_reason,omitempty"`
 	// Tools are the tools and item kinds seen in the run (G10).
 	Tools []string `json:"tools,omitempty"`
+	// Sandbox is what confined the reviewer's processes (docs/sandbox.md),
+	// or "none: <why>"; absent when spar started none.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // AngleItem is one item of angles_checked ({angle, result}) or
