@@ -99,6 +99,13 @@ func Params(dir string) testscript.Params {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("FAKEBIN", filepath.Join(testdata, "fake"))
+			if filepath.Base(dir) != "sandbox" {
+				// The fakes of these groups log their arguments and read
+				// their results in $WORK, which holds the round: only the
+				// sandbox group runs reviewers in the sandbox
+				// (docs/sandbox.md), the others as before.
+				env.Setenv("SPAR_SANDBOX", "off")
+			}
 			env.Setenv("GIT_AUTHOR_NAME", "spar test")
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
 			env.Setenv("GIT_COMMITTER_NAME", "spar test")
@@ -110,7 +117,8 @@ func Params(dir string) testscript.Params {
 			return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig"),
 				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
 		},
-		Cmds: scriptCmds,
+		Cmds:      scriptCmds,
+		Condition: sandboxCondition(true),
 	}
 }
 
