@@ -18,6 +18,7 @@ import (
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
+	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/workspace"
 )
@@ -146,6 +147,8 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		// signal. The round stays without finished_at (G29).
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		// The driver killed (spar run, SIGKILL included) is SIGTERM here.
+		sandbox.FollowParent()
 		var caught os.Signal
 		handled := make(chan struct{})
 		go func() {

@@ -394,3 +394,18 @@ func (r *Run) Finish() Report {
 	rep.Sandbox = fs + "; " + r.proc
 	return rep
 }
+
+// FollowParent makes the running program get SIGTERM when its parent dies
+// (PR_SET_PDEATHSIG): spar-exec, whose parent is the driver, stops its
+// reviewers when `spar run` is killed, SIGKILL included (docs/sandbox.md).
+// Call it after the SIGTERM handler is in place.
+func FollowParent() {
+	ppid := os.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0); err != nil {
+		return
+	}
+	if os.Getppid() != ppid {
+		// The parent died before the request took hold.
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}
+}

@@ -41,3 +41,6 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 
 // Finish says the reviewer ran without a sandbox.
 func (r *Run) Finish() Report { return Report{Sandbox: r.why} }
+
+// FollowParent needs Linux's parent-death signal: a no-op elsewhere.
+func FollowParent() {}

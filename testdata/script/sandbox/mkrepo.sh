@@ -14,9 +14,11 @@ printf 'reviews/\n' > .gitignore
 printf 'rules = ["AGENTS.md"]\n' > .jaekit/spar.toml
 printf 'package app\n\nfunc Ratio(a, b int) int { return 0 }\n' > app/main.go
 git add -A && git commit -q -m base
+git tag base
 git rev-parse HEAD > ../base
 printf 'package app\n\nfunc Ratio(a, b int) int { return a / b }\n' > app/main.go
 git commit -q -am divide
+git tag head
 git rev-parse HEAD > ../head
 git rev-parse --short=7 HEAD > ../tools/head7
 cd ..
