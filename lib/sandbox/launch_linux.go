@@ -184,6 +184,9 @@ const maxABI = 11
 // and says what it applied: "landlock ABI n", or "none: <why>". The network
 // is not restricted: the CLIs need their APIs (docs/sandbox.md).
 func applyLandlock(p Policy) string {
+	if p.NoLandlock != "" {
+		return "none: " + p.NoLandlock
+	}
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		why := "the kernel has no Landlock"

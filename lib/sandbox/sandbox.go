@@ -45,7 +45,18 @@ type Policy struct {
 	// GraceMS is how long the launcher lets the reviewer's processes end
 	// after SIGTERM before it kills them.
 	GraceMS int64 `json:"grace_ms"`
+	// NoLandlock, when set, is why this reviewer gets no Landlock ruleset
+	// (its processes are still contained): recorded as "none: <it>".
+	NoLandlock string `json:"no_landlock,omitempty"`
 }
+
+// CodexNoLandlock is why a codex reviewer gets no Landlock ruleset: codex
+// (0.169) runs the model's commands in its own sandbox, bubblewrap with a
+// mount namespace, and Landlock forbids every mount change, so under a
+// ruleset each command fails ("Failed to make / slave"); codex's
+// Landlock-only fallback refuses read-restricted runs ("requires bubblewrap
+// to isolate app-server sockets"). docs/sandbox.md, what it cannot cover.
+const CodexNoLandlock = "codex runs its commands in its own bubblewrap sandbox, which cannot start under Landlock"
 
 // Reviewer is what the policy of one reviewer process is built from.
 type Reviewer struct {
@@ -93,13 +104,17 @@ func StateFolders(preset, home string, getenv func(string) string) (dirs, files 
 		return []string{filepath.Join(home, ".claude")},
 			[]string{filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude.json.backup")}
 	case "codex":
+		// codex's own sandbox (codex-linux-sandbox, for its command items
+		// under --sandbox read-only) keeps bubblewrap's state in
+		// /tmp/codex-daemon-<uid>, whatever TMPDIR says.
+		daemon := filepath.Join("/tmp", fmt.Sprintf("codex-daemon-%d", os.Getuid()))
 		if d := getenv("CODEX_HOME"); d != "" {
-			return []string{d}, nil
+			return []string{d, daemon}, nil
 		}
 		if home == "" {
-			return nil, nil
+			return []string{daemon}, nil
 		}
-		return []string{filepath.Join(home, ".codex")}, nil
+		return []string{filepath.Join(home, ".codex"), daemon}, nil
 	case "agy":
 		return []string{filepath.Join(home, ".gemini")}, nil
 	}
@@ -133,6 +148,9 @@ func For(r Reviewer) Policy {
 		getenv = os.Getenv
 	}
 	p := Policy{Scratch: r.Scratch}
+	if r.Preset == "codex" {
+		p.NoLandlock = CodexNoLandlock
+	}
 	p.Read = append(p.Read, systemRead...)
 	// The targets of /etc's symlinks that point out of it (resolv.conf into
 	// /run on systemd machines), one file each.

@@ -276,7 +276,13 @@ func TestStateFolders(t *testing.T) {
 	if !contains(p.Write, filepath.Join(home, ".codex")) {
 		t.Errorf("%v", p.Write)
 	}
+	if p.NoLandlock != CodexNoLandlock || !contains(p.Write, fmt.Sprintf("/tmp/codex-daemon-%d", os.Getuid())) {
+		t.Errorf("codex: %+v", p)
+	}
 	p = For(Reviewer{Preset: "claude", Home: home, Getenv: env})
+	if p.NoLandlock != "" {
+		t.Errorf("claude: %+v", p)
+	}
 	if !contains(p.Write, filepath.Join(home, ".claude")) || !contains(p.Write, filepath.Join(home, ".claude.json")) {
 		t.Errorf("%v", p.Write)
 	}
