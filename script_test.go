@@ -26,6 +26,12 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// The Go-level tests of this package (audit, crash, lock) start spar
+	// with this environment and fakes that read and write in their
+	// temporary folder, which holds the round: they run without the
+	// reviewer sandbox (docs/sandbox.md). Script groups get their own
+	// environment (Params): only the sandbox group runs in it.
+	os.Setenv("SPAR_SANDBOX", "off")
 	dir, err := os.MkdirTemp("", "spar-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

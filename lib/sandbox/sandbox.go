@@ -141,7 +141,8 @@ func InstallFolder(exe string) string {
 }
 
 // For builds the policy of one reviewer process (docs/sandbox.md, the rules
-// table). It creates the preset's missing state folders.
+// table). It creates the preset's missing state folders (not with
+// SPAR_SANDBOX=off: nothing is sandboxed then).
 func For(r Reviewer) Policy {
 	getenv := r.Getenv
 	if getenv == nil {
@@ -180,7 +181,7 @@ func For(r Reviewer) Policy {
 	}
 	dirs, files := StateFolders(r.Preset, r.Home, getenv)
 	for _, d := range dirs {
-		if _, err := os.Stat(d); os.IsNotExist(err) {
+		if _, err := os.Stat(d); os.IsNotExist(err) && CurrentMode() != Off {
 			os.MkdirAll(d, 0o700)
 		}
 		p.Write = append(p.Write, both(d)...)
