@@ -26,6 +26,12 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// The Go-level tests of this package (audit, crash, lock) start spar
+	// with this environment and fakes that read and write in their
+	// temporary folder, which holds the round: they run without the
+	// reviewer sandbox (docs/sandbox.md). Script groups get their own
+	// environment (Params): only the sandbox group runs in it.
+	os.Setenv("SPAR_SANDBOX", "off")
 	dir, err := os.MkdirTemp("", "spar-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -99,6 +105,13 @@ func Params(dir string) testscript.Params {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("FAKEBIN", filepath.Join(testdata, "fake"))
+			if filepath.Base(dir) != "sandbox" {
+				// The fakes of these groups log their arguments and read
+				// their results in $WORK, which holds the round: only the
+				// sandbox group runs reviewers in the sandbox
+				// (docs/sandbox.md), the others as before.
+				env.Setenv("SPAR_SANDBOX", "off")
+			}
 			env.Setenv("GIT_AUTHOR_NAME", "spar test")
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
 			env.Setenv("GIT_COMMITTER_NAME", "spar test")
@@ -110,7 +123,8 @@ func Params(dir string) testscript.Params {
 			return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig"),
 				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
 		},
-		Cmds: scriptCmds,
+		Cmds:      scriptCmds,
+		Condition: sandboxCondition(true),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
+	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/workspace"
 )
@@ -146,6 +147,8 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		// signal. The round stays without finished_at (G29).
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		// The driver killed (spar run, SIGKILL included) is SIGTERM here.
+		sandbox.FollowParent()
 		var caught os.Signal
 		handled := make(chan struct{})
 		go func() {
@@ -272,6 +275,7 @@ func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 			Status: run.Status, Reason: run.Reason, Model: r.Model, FallbackModel: r.FallbackModel,
 			Effort: r.Effort, ObservedModel: run.ObservedModel, Version: run.Version,
 			TimeoutSeconds: r.TimeoutSeconds, Attempts: run.Attempts, Resets: run.Resets, Warnings: run.Warnings,
+			Sandbox: run.Sandbox,
 		}
 		if t, ok := stand[r.Name]; ok {
 			rv.Standpoint = &t

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/sandbox"
 )
 
 const usage = `usage: spar-exec < envelope.json > envelope.json
@@ -34,6 +35,9 @@ Example:
 `
 
 func main() {
+	// The reviewer sandbox's launcher is this binary run again through
+	// /proc/self/exe (docs/sandbox.md); it never returns then.
+	sandbox.Main()
 	// check-shell and check-refusal (inspect.go) come before anything else.
 	if handled, code := inspect(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); handled {
 		os.Exit(code)

@@ -272,6 +272,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Version, run.TimeoutSeconds, run.Resets = s.Version, s.TimeoutSeconds, s.Resets
 			run.Attempts, run.Warnings, run.Tools = nonNil(s.Attempts), nonNil(s.Warnings), nonNil(s.Tools)
 			run.CompletedIn = s.CompletedIn
+			run.Sandbox = s.Sandbox
 			if run.Status == "completed" {
 				if b, err := round.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {
 					text := string(b)

@@ -223,6 +223,10 @@ type ReviewerRun struct {
 	// completed (series.Decision.Completed): a rerun does not run it again
 	// (status not_run) and round.json keeps the name as completed_in.
 	CompletedIn *string `json:"completed_in,omitempty"`
+	// Sandbox is what confined the reviewer's processes (docs/sandbox.md):
+	// "landlock ABI 7; pid namespace", or "none: <why>"; absent when spar
+	// started no process for it.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 type Attempt struct {

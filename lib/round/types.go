@@ -108,6 +108,9 @@ type Reviewer struct {
 	// Usage is the total of this reviewer's attempts (SumUsage); null in
 	// records written before it existed.
 	Usage *UsageTotal `json:"usage"`
+	// Sandbox is what confined the reviewer's processes (docs/sandbox.md),
+	// or "none: <why>"; absent when spar started none.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // AngleItem is one item of angles_checked ({angle, result}) or

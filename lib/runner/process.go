@@ -6,12 +6,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jaekit/spar/lib/preset"
 	"github.com/jaekit/spar/lib/refusal"
+	"github.com/jaekit/spar/lib/sandbox"
 )
 
 // OutputCap is the most of a reviewer's stdout, and of its stderr, that spar
@@ -61,15 +64,61 @@ type procResult struct {
 	// the attempt was stopped at once (DESIGN.md §5).
 	refusal *refusal.Match
 	overCap string // "stdout" or "stderr" passed OutputCap
+	// sandbox is what confined the process (docs/sandbox.md): "landlock
+	// ABI 7; pid namespace", or "none: <why>".
+	sandbox string
+}
+
+// sandboxFor is the sandbox of reviewer r's processes (docs/sandbox.md): it
+// reads the workspace and its inputs (prompt, schema, input files), and the
+// executable's install folder unless that folder holds the round, its
+// series or is the home folder.
+func sandboxFor(r Reviewer, presetName, exe string) sandbox.Reviewer {
+	var inputs []string
+	for _, f := range []string{r.Prompt, r.SchemaPath} {
+		if f != "" {
+			inputs = append(inputs, f)
+		}
+	}
+	var protect []string
+	if r.Dir != "" {
+		for _, f := range r.Input.Files {
+			inputs = append(inputs, filepath.Join(r.Dir, filepath.FromSlash(f.Name)))
+		}
+		round := filepath.Dir(r.Dir)
+		protect = append(protect, round, filepath.Dir(round))
+	}
+	home, _ := os.UserHomeDir()
+	return sandbox.Reviewer{Preset: presetName, Exe: exe, Workspace: r.Workspace, Inputs: inputs, Home: home, Protect: protect}
 }
 
 // runProcess runs inv in its own process group with cwd as its folder until
-// it exits or deadline passes. Every stdout line goes to mon (nil: none) as
+// it exits or deadline passes, inside the sandbox box describes (a scratch
+// folder of its own is made for it and removed after; docs/sandbox.md). Every stdout line goes to mon (nil: none) as
 // it arrives. On the deadline, a violation or an output past its cap, the
 // whole group gets SIGTERM, then SIGKILL after Grace; after the leader exits
 // the group gets SIGKILL anyway, so that no grandchild outlives the reviewer.
-func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs *sink, mon preset.Monitor) procResult {
+func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadline time.Time, out, errs *sink, mon preset.Monitor) procResult {
 	var res procResult
+	argv := append([]string(nil), inv.Args...)
+	if !strings.Contains(argv[0], "/") {
+		// As exec.Command would: the launcher gets a path.
+		p, err := exec.LookPath(argv[0])
+		if err != nil {
+			res.startErr = err
+			return res
+		}
+		argv[0] = p
+	}
+	scratch, err := os.MkdirTemp("", "spar-reviewer-")
+	if err != nil {
+		res.startErr = err
+		return res
+	}
+	defer os.RemoveAll(scratch)
+	box.Scratch = scratch
+	policy := sandbox.For(box)
+	policy.GraceMS = Grace.Milliseconds()
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		res.startErr = err
@@ -82,11 +131,7 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 		res.startErr = err
 		return res
 	}
-	cmd := exec.Command(inv.Args[0], inv.Args[1:]...)
-	cmd.Dir = cwd
-	cmd.Stdout = outW
-	cmd.Stderr = errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stdin *os.File
 	var stdinW *os.File
 	if inv.Stdin != nil {
 		r, w, err := os.Pipe()
@@ -94,7 +139,7 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 			res.startErr = err
 			return res
 		}
-		cmd.Stdin = r
+		stdin = r
 		stdinW = w
 		defer r.Close()
 	} else {
@@ -104,9 +149,13 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 			return res
 		}
 		defer null.Close()
-		cmd.Stdin = null
+		stdin = null
 	}
-	err = cmd.Start()
+	mk := func(path string, args []string) *exec.Cmd {
+		return &exec.Cmd{Path: path, Args: args, Dir: cwd, Stdin: stdin, Stdout: outW, Stderr: errW,
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	}
+	boxed, err := sandbox.Start(policy, argv, mk)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -119,6 +168,7 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 		return res
 	}
 	res.started = true
+	cmd := boxed.Cmd
 	pgid := cmd.Process.Pid
 	groups.Store(pgid, struct{}{})
 	defer groups.Delete(pgid)
@@ -193,8 +243,19 @@ func runProcess(inv preset.Invocation, cwd string, deadline time.Time, out, errs
 	outR.Close()
 	errR.Close()
 
+	rep := boxed.Finish()
+	res.sandbox = rep.Sandbox
+	if rep.StartErr != nil {
+		// The launcher could not start the reviewer (as cmd.Start would
+		// have failed without it).
+		res.started, res.startErr = false, rep.StartErr
+		return res
+	}
 	var ee *exec.ExitError
-	if errors.As(waitErr, &ee) || waitErr == nil {
+	if rep.Signal != 0 {
+		// The launcher ends with 128+n for a reviewer a signal ended.
+		res.signal = rep.Signal.String()
+	} else if errors.As(waitErr, &ee) || waitErr == nil {
 		ps := cmd.ProcessState
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			res.signal = ws.Signal().String()

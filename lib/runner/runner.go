@@ -123,6 +123,9 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 				run.Warnings = append(run.Warnings, w)
 			}
 		}
+		if a.sandbox != "" {
+			run.Sandbox = a.sandbox
+		}
 		for _, t := range a.tools {
 			if !seenTools[t] {
 				seenTools[t] = true
@@ -171,6 +174,7 @@ type attemptResult struct {
 	warnings []envelope.Warning
 	result   *string
 	refusal  string
+	sandbox  string // what confined its processes (docs/sandbox.md)
 }
 
 func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
@@ -203,6 +207,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 		return finish(status, reason)
 	}
 	a.rec.Executable = &envelope.Executable{Path: exe, SHA256: fileSHA256(exe)}
+	box := sandboxFor(r, p.Name(), exe)
 
 	// G19: the version check, within the attempt's limit and at most 30 s.
 	if va := p.VersionArgs(); va != nil {
@@ -212,7 +217,8 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 		}
 		out := &sink{limit: 64 << 10}
 		errs := &sink{limit: 64 << 10}
-		res := runProcess(preset.Invocation{Args: append([]string{exe}, va...)}, r.Workspace, vdead, out, errs, nil)
+		res := runProcess(preset.Invocation{Args: append([]string{exe}, va...)}, box, r.Workspace, vdead, out, errs, nil)
+		a.sandbox = res.sandbox
 		vcmd := filepath.Base(exe) + " " + strings.Join(va, " ")
 		switch {
 		case !res.started:
@@ -252,7 +258,10 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	out := &sink{file: stdoutF, limit: OutputCap}
 	errs := &sink{file: stderrF, limit: OutputCap}
 	mon := p.NewMonitor()
-	res := runProcess(inv, r.Workspace, deadline, out, errs, mon)
+	res := runProcess(inv, box, r.Workspace, deadline, out, errs, mon)
+	if res.sandbox != "" {
+		a.sandbox = res.sandbox
+	}
 	a.rec.ExitCode = res.exitCode
 	if !res.started {
 		return finish(Failed, fmt.Sprintf("could not start %s: %v", exe, res.startErr))

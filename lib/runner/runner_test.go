@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,17 +58,74 @@ func TestG14_Resolve(t *testing.T) {
 	}
 }
 
-// alive reports whether the process still runs a while after it was
-// killed (a zombie runs nothing); a loaded machine delivers late.
-func alive(pid string) bool {
+// marker is a unique sleep duration: the grandchild "sleep <marker>" is
+// found by its command line (in a PID namespace its $! is the namespace's).
+func marker() string {
+	return fmt.Sprint(100000 + time.Now().UnixNano()%800000)
+}
+
+// running lists the processes whose command line is "sleep <m>".
+func running(m string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || string(b) != "sleep\x00"+m+"\x00" {
+			continue
+		}
+		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		var pid int
+		fmt.Sscan(e.Name(), &pid)
+		out = append(out, pid)
+	}
+	return out
+}
+
+// alive reports whether "sleep <m>" still runs a while after it was killed
+// (a zombie runs nothing); a loaded machine delivers late. It kills what it
+// finds, so that a failed test leaves nothing behind.
+func alive(m string) bool {
 	for i := 0; i < 40; i++ {
-		st, err := os.ReadFile("/proc/" + strings.TrimSpace(pid) + "/stat")
-		if err != nil || strings.Contains(string(st), ") Z ") {
+		if len(running(m)) == 0 {
 			return false
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	for _, pid := range running(m) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	return true
+}
+
+// whileRunning runs f, waits until "sleep <m>" runs, calls then (if any)
+// and returns f's result.
+func whileRunning(t *testing.T, m string, f func() procResult, then ...func()) procResult {
+	t.Helper()
+	done := make(chan procResult, 1)
+	go func() { done <- f() }()
+	seen := false
+	for i := 0; i < 300 && !seen; i++ {
+		seen = len(running(m)) > 0
+		if !seen {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !seen {
+		t.Errorf("the grandchild sleep %s never ran", m)
+	}
+	for _, g := range then {
+		g()
+	}
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(20 * time.Second):
+		t.Fatal("the reviewer still runs")
+	}
+	return procResult{}
 }
 
 // DESIGN.md §5: on the limit the whole group gets SIGTERM, then SIGKILL
@@ -77,43 +135,49 @@ func TestProcessGroupKilledOnLimit(t *testing.T) {
 	Grace = 300 * time.Millisecond
 	defer func() { Grace = old }()
 	for _, script := range []string{
-		`sleep 100 & echo $! > "$0"; sleep 100`,
-		`trap '' TERM; sleep 100 & echo $! > "$0"; sleep 100`, // ignores SIGTERM
+		`sleep MARK & sleep 100`,
+		`trap '' TERM; sleep MARK & sleep 100`, // ignores SIGTERM
+		`setsid sleep MARK & sleep 100`,        // leaves the group
+		`trap '' TERM; setsid sh -c 'trap "" TERM; exec sleep MARK' & sleep 100`,
 	} {
-		pidfile := filepath.Join(t.TempDir(), "pid")
+		m := marker()
+		script = strings.ReplaceAll(script, "MARK", m)
 		start := time.Now()
-		res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", script, pidfile}}, t.TempDir(),
-			time.Now().Add(time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
+		res := whileRunning(t, m, func() procResult {
+			return runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", script}}, testBox(t), t.TempDir(),
+				time.Now().Add(2*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
+		})
 		if !res.timedOut || res.exitCode != nil || res.signal == "" {
 			t.Errorf("%s: %+v", script, res)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > 6*time.Second {
 			t.Errorf("%s: took %v", script, d)
 		}
-		pid, _ := os.ReadFile(pidfile)
-		if len(pid) == 0 || alive(string(pid)) {
-			t.Errorf("%s: grandchild %q still runs", script, pid)
+		if alive(m) {
+			t.Errorf("%s: grandchild still runs", script)
 		}
 	}
 }
 
-// A grandchild left behind after the leader exits is killed too, and the
-// pipes it holds do not keep the reviewer waiting.
+// A grandchild left behind after the leader exits is killed too, setsid
+// or not, and the pipes it holds do not keep the reviewer waiting.
 func TestGrandchildAfterExit(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "pid")
-	start := time.Now()
-	out := &sink{limit: 1 << 20}
-	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", `sleep 100 & echo $! > "$0"; echo done`, pidfile}}, t.TempDir(),
-		time.Now().Add(10*time.Second), out, &sink{limit: 1 << 20}, nil)
-	if res.timedOut || res.exitCode == nil || *res.exitCode != 0 || out.mem.String() != "done\n" {
-		t.Errorf("%+v %q", res, out.mem.String())
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
-	pid, _ := os.ReadFile(pidfile)
-	if alive(string(pid)) {
-		t.Errorf("grandchild %s still runs", pid)
+	for _, script := range []string{`sleep MARK & echo done`, `setsid sleep MARK & echo done`} {
+		m := marker()
+		script = strings.ReplaceAll(script, "MARK", m)
+		start := time.Now()
+		out := &sink{limit: 1 << 20}
+		res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", script}}, testBox(t), t.TempDir(),
+			time.Now().Add(10*time.Second), out, &sink{limit: 1 << 20}, nil)
+		if res.timedOut || res.exitCode == nil || *res.exitCode != 0 || out.mem.String() != "done\n" {
+			t.Errorf("%+v %q", res, out.mem.String())
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("took %v", d)
+		}
+		if alive(m) {
+			t.Errorf("%s: grandchild still runs", script)
+		}
 	}
 }
 
@@ -135,7 +199,7 @@ func (stopAt) Finish() preset.Outcome { return preset.Outcome{} }
 // refusal must not cost the time limit).
 func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 	start := time.Now()
-	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; echo 'retry: API error 429 rate_limit_error, resets in 5m.'; sleep 100"}}, t.TempDir(),
+	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; echo 'retry: API error 429 rate_limit_error, resets in 5m.'; sleep 100"}}, testBox(t), t.TempDir(),
 		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"})
 	if res.refusal == nil || res.refusal.Kind != refusal.QuotaOrRateLimit || res.timedOut || time.Since(start) > 5*time.Second {
 		t.Fatalf("%+v after %v", res, time.Since(start))
@@ -143,7 +207,7 @@ func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 	if res.refusal.Resets != "5m" {
 		t.Errorf("resets %q", res.refusal.Resets)
 	}
-	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; exit 0"}}, t.TempDir(),
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; exit 0"}}, testBox(t), t.TempDir(),
 		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"})
 	if res.refusal != nil || res.exitCode == nil || *res.exitCode != 0 {
 		t.Errorf("a retry without a refusal phrase stopped the attempt: %+v", res)
@@ -152,25 +216,25 @@ func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 
 func TestViolationAndCapStop(t *testing.T) {
 	start := time.Now()
-	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo a; echo bad; sleep 100"}}, t.TempDir(),
+	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo a; echo bad; sleep 100"}}, testBox(t), t.TempDir(),
 		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"bad"})
 	if res.violation != "saw bad" || res.timedOut || time.Since(start) > 5*time.Second {
 		t.Errorf("%+v", res)
 	}
 	out := &sink{limit: 1000}
-	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "yes | head -c 100000; sleep 100"}}, t.TempDir(),
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "yes | head -c 100000; sleep 100"}}, testBox(t), t.TempDir(),
 		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil)
 	if res.overCap != "stdout" || out.n != 1000 || out.mem.Len() != 1000 {
 		t.Errorf("%+v n=%d", res, out.n)
 	}
 	in := "the input\n"
 	out = &sink{limit: 1 << 20}
-	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "cat; pwd; exit 7"}, Stdin: &in}, "/",
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "cat; pwd; exit 7"}, Stdin: &in}, testBox(t), "/",
 		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil)
 	if res.exitCode == nil || *res.exitCode != 7 || out.mem.String() != "the input\n/\n" {
 		t.Errorf("%+v %q", res, out.mem.String())
 	}
-	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "kill -9 $$"}}, "/",
+	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "kill -9 $$"}}, testBox(t), "/",
 		time.Now().Add(20*time.Second), &sink{limit: 10}, &sink{limit: 10}, nil)
 	if res.exitCode != nil || res.signal != syscall.SIGKILL.String() {
 		t.Errorf("%+v", res)
@@ -207,30 +271,16 @@ func TestProgress(t *testing.T) {
 
 // StopAll (spar-exec interrupted) stops every running group.
 func TestStopAll(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "pid")
-	done := make(chan procResult)
-	go func() {
-		done <- runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", `sleep 100 & echo $! > "$0"; sleep 100`, pidfile}}, t.TempDir(),
+	m := marker()
+	res := whileRunning(t, m, func() procResult {
+		return runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "setsid sleep " + m + " & sleep 100"}}, testBox(t), t.TempDir(),
 			time.Now().Add(60*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
-	}()
-	for i := 0; i < 100; i++ {
-		if b, _ := os.ReadFile(pidfile); len(b) > 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	}, StopAll)
+	if res.timedOut || res.signal == "" {
+		t.Errorf("%+v", res)
 	}
-	StopAll()
-	select {
-	case res := <-done:
-		if res.timedOut || res.signal == "" {
-			t.Errorf("%+v", res)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the reviewer still runs")
-	}
-	pid, _ := os.ReadFile(pidfile)
-	if len(pid) == 0 || alive(string(pid)) {
-		t.Errorf("grandchild %q still runs", pid)
+	if alive(m) {
+		t.Errorf("grandchild still runs")
 	}
 }
 

@@ -165,6 +165,10 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 		if r.CompletedIn != nil {
 			w("- completed in: %s\n", *r.CompletedIn)
 		}
+		if r.Sandbox != "" {
+			// docs/sandbox.md: what confined its processes.
+			w("- sandbox: %s\n", line(r.Sandbox))
+		}
 		// G12: an observed model the output did not state is unknown.
 		w("- model asked: %s; observed: %s\n", line(strOr(r.Model, "none")), line(strOr(r.ObservedModel, "unknown")))
 		if r.Effort != nil {

@@ -1,0 +1,414 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// statusFD is the launcher's report pipe (ExtraFiles[0]): one line
+// "sandbox <what was applied>" before the reviewer starts, then
+// "start <error>" when it could not start, or "signal <n>" when a signal
+// ended it. It is closed on exec: the reviewer never holds it.
+const statusFD = 3
+
+// launch is the launcher: it applies the policy to itself, starts the
+// reviewer, passes it the signals it gets and ends every process the
+// reviewer left once the reviewer ends. Its exit status is the reviewer's.
+func launch(spec string, argv []string) int {
+	status := os.NewFile(statusFD, "status")
+	syscall.CloseOnExec(statusFD)
+	report := func(format string, a ...any) {
+		if status != nil {
+			fmt.Fprintf(status, format+"\n", a...)
+		}
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(spec), &p); err != nil || len(argv) == 0 {
+		report("start the launcher got no valid policy: %v", err)
+		return 127
+	}
+	pid1 := os.Getpid() == 1
+	if !pid1 {
+		// Fallback containment: what the reviewer leaves behind becomes
+		// ours, so that we can end it.
+		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+	// The ruleset goes on this thread only, and the reviewer is forked from
+	// it: the all-threads way (psx) walks /proc/<getpid()>/task, which in a
+	// PID namespace is another process's. The thread stays locked: the
+	// runtime never reuses it unrestricted.
+	runtime.LockOSThread()
+	report("sandbox %s", applyLandlock(p))
+
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	cmd.Env = reviewerEnv(os.Environ(), p.Scratch)
+	// The reviewer dies with us even outside a PID namespace.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		report("start %v", err)
+		return 127
+	}
+	child := cmd.Process.Pid
+	grace := time.Duration(p.GraceMS) * time.Millisecond
+	if grace <= 0 {
+		grace = 3 * time.Second
+	}
+	var once sync.Once
+	go func() {
+		for s := range sigs {
+			signalAll(pid1, s.(syscall.Signal))
+			// Whatever ignores it is killed a little before the caller's
+			// own SIGKILL would end us first.
+			once.Do(func() {
+				time.AfterFunc(grace*4/5, func() { signalAll(pid1, syscall.SIGKILL) })
+			})
+		}
+	}()
+	// Reap every child (we are the subreaper or the namespace's init)
+	// until the reviewer itself ends.
+	var ws syscall.WaitStatus
+	for {
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || pid == child {
+			break
+		}
+	}
+	signalAll(pid1, syscall.SIGKILL)
+	if ws.Signaled() {
+		report("signal %d", int(ws.Signal()))
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// signalAll sends sig to every process of the reviewer's tree: as the init
+// of a PID namespace, to the whole namespace (kill -1); else to every
+// descendant found in /proc (children and what the subreaper took in).
+func signalAll(pid1 bool, sig syscall.Signal) {
+	if pid1 {
+		syscall.Kill(-1, sig)
+		return
+	}
+	for _, pid := range descendants(os.Getpid()) {
+		syscall.Kill(pid, sig)
+	}
+}
+
+// descendants lists the processes below root, read from /proc/*/stat.
+func descendants(root int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	kids := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name may hold spaces and parentheses: the fields
+		// after its last ")" are state, ppid, ...
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		kids[ppid] = append(kids[ppid], pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range kids[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// reviewerEnv is the launcher's environment with TMPDIR, TMP and TEMP set to
+// the scratch folder.
+func reviewerEnv(env []string, scratch string) []string {
+	if scratch == "" {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "TMPDIR" || k == "TMP" || k == "TEMP" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "TMPDIR="+scratch, "TMP="+scratch, "TEMP="+scratch)
+}
+
+// maxABI is the newest Landlock ABI go-landlock knows (V11).
+const maxABI = 11
+
+// applyLandlock restricts this process (and so the reviewer it starts) to
+// the policy with every filesystem right and IPC scope the kernel's ABI has,
+// and says what it applied: "landlock ABI n", or "none: <why>". The network
+// is not restricted: the CLIs need their APIs (docs/sandbox.md).
+func applyLandlock(p Policy) string {
+	if p.NoLandlock != "" {
+		return "none: " + p.NoLandlock
+	}
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		why := "the kernel has no Landlock"
+		if err != nil {
+			why += " (" + err.Error() + ")"
+		}
+		return "none: " + why
+	}
+	if abi > maxABI {
+		abi = maxABI
+	}
+	var rules []landlock.Rule
+	add := func(paths []string, dir, file func(...string) landlock.FSRule, extra func(landlock.FSRule) landlock.FSRule) {
+		var dirs, files []string
+		for _, path := range paths {
+			fi, err := os.Stat(path)
+			if err != nil {
+				continue // missing: nothing to grant
+			}
+			if fi.IsDir() {
+				dirs = append(dirs, path)
+			} else {
+				files = append(files, path)
+			}
+		}
+		if len(dirs) > 0 {
+			rules = append(rules, extra(dir(dirs...).IgnoreIfMissing()))
+		}
+		if len(files) > 0 {
+			rules = append(rules, extra(file(files...).IgnoreIfMissing()))
+		}
+	}
+	same := func(r landlock.FSRule) landlock.FSRule { return r }
+	add(p.Read, landlock.RODirs, landlock.ROFiles, same)
+	add(p.Write, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithRefer() })
+	add(p.Devices, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithIoctlDev() })
+	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}.BestEffort()
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return "none: the kernel refused the Landlock ruleset: " + err.Error()
+	}
+	if fd < 0 {
+		return "none: the kernel has no Landlock"
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return "none: no_new_privs: " + err.Error()
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return "none: the kernel refused the Landlock ruleset: " + err.Error()
+	}
+	return fmt.Sprintf("landlock ABI %d", abi)
+}
+
+// Available says whether the kernel offers Landlock, and its ABI.
+func Available() (int, bool) {
+	abi, err := llsys.LandlockGetABIVersion()
+	return abi, err == nil && abi >= 1
+}
+
+// pidnsBroken remembers that the kernel refused a PID namespace once: later
+// reviewers go straight to the fallback.
+var (
+	pidnsMu     sync.Mutex
+	pidnsBroken error
+)
+
+// Run is one reviewer process started through the launcher.
+type Run struct {
+	Cmd    *exec.Cmd
+	status *os.File
+	lines  chan []string
+	proc   string // the process part of the record
+	direct string // set when the reviewer runs without the launcher
+}
+
+// Report is what the launcher said once the process ended.
+type Report struct {
+	Sandbox  string         // what was applied, or "none: <why>"
+	StartErr error          // the launcher could not start the reviewer
+	Signal   syscall.Signal // the signal that ended the reviewer (0: none)
+}
+
+// Start starts argv under policy p. mk returns a new, unstarted command for
+// the given path and arguments with its folder, standard files and
+// SysProcAttr (Setpgid) set; Start adds the launcher, the namespaces and the
+// parent-death signal. The caller waits on Run.Cmd, then calls Finish.
+func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cmd) (*Run, error) {
+	mode := CurrentMode()
+	if mode == Off {
+		return startDirect(argv, mk, OffReason)
+	}
+	if !hooked {
+		return startDirect(argv, mk, "none: this program does not carry the sandbox launcher (sandbox.Main)")
+	}
+	spec, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{os.Args[0], LaunchArg, string(spec)}, argv...)
+	try := func(ns bool) (*Run, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd := mk("/proc/self/exe", args)
+		cmd.ExtraFiles = []*os.File{w}
+		attr := cmd.SysProcAttr
+		if attr == nil {
+			attr = &syscall.SysProcAttr{}
+		}
+		attr.Pdeathsig = syscall.SIGKILL
+		if ns {
+			// The user namespace maps the user to itself, so that the
+			// files the reviewer writes stay the user's and the CLIs see
+			// their own uid; the PID namespace ends the reviewer's whole
+			// tree with the launcher, its first process.
+			attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+			attr.GidMappingsEnableSetgroups = false
+		}
+		cmd.SysProcAttr = attr
+		err = cmd.Start()
+		w.Close()
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		run := &Run{Cmd: cmd, status: r, lines: make(chan []string, 1)}
+		go func() {
+			var ls []string
+			sc := bufio.NewScanner(r)
+			for sc.Scan() {
+				ls = append(ls, sc.Text())
+			}
+			run.lines <- ls
+		}()
+		return run, nil
+	}
+	pidnsMu.Lock()
+	broken := pidnsBroken
+	pidnsMu.Unlock()
+	why := ""
+	switch {
+	case mode == NoPIDNS:
+		why = "turned off by " + EnvVar + "=nopidns"
+	case broken != nil:
+		why = broken.Error()
+	default:
+		run, err := try(true)
+		if err == nil {
+			run.proc = "pid namespace"
+			return run, nil
+		}
+		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOSPC) &&
+			!errors.Is(err, syscall.EACCES) && !errors.Is(err, syscall.EUSERS) {
+			return nil, err
+		}
+		pidnsMu.Lock()
+		pidnsBroken = fmt.Errorf("the kernel refused a user and PID namespace: %v", err)
+		why = pidnsBroken.Error()
+		pidnsMu.Unlock()
+	}
+	run, err := try(false)
+	if err != nil {
+		return nil, err
+	}
+	run.proc = "process group and parent-death signal (no pid namespace: " + why + ")"
+	return run, nil
+}
+
+func startDirect(argv []string, mk func(string, []string) *exec.Cmd, why string) (*Run, error) {
+	cmd := mk(argv[0], argv)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &Run{Cmd: cmd, direct: why}, nil
+}
+
+// Finish reads what the launcher reported; call it after Cmd.Wait.
+func (r *Run) Finish() Report {
+	if r.direct != "" {
+		return Report{Sandbox: r.direct}
+	}
+	var rep Report
+	var lines []string
+	select {
+	case lines = <-r.lines:
+	case <-time.After(5 * time.Second):
+		// Only the launcher holds the pipe; it is gone after Wait.
+	}
+	r.status.Close()
+	fs := "none: the launcher ended before it applied anything"
+	for _, l := range lines {
+		k, v, _ := strings.Cut(l, " ")
+		switch k {
+		case "sandbox":
+			fs = v
+		case "start":
+			rep.StartErr = errors.New(v)
+		case "signal":
+			if n, err := strconv.Atoi(v); err == nil {
+				rep.Signal = syscall.Signal(n)
+			}
+		}
+	}
+	rep.Sandbox = fs + "; " + r.proc
+	return rep
+}
+
+// FollowParent makes the running program get SIGTERM when its parent dies
+// (PR_SET_PDEATHSIG): spar-exec, whose parent is the driver, stops its
+// reviewers when `spar run` is killed, SIGKILL included (docs/sandbox.md).
+// Call it after the SIGTERM handler is in place.
+func FollowParent() {
+	ppid := os.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0); err != nil {
+		return
+	}
+	if os.Getppid() != ppid {
+		// The parent died before the request took hold.
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}
+}

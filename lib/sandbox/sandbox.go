@@ -1,0 +1,255 @@
+// Package sandbox confines each reviewer process (docs/sandbox.md): spar-exec
+// re-executes itself through /proc/self/exe as a small launcher that applies a
+// Landlock ruleset to itself and then starts the reviewer, which inherits it.
+// The reviewer reads the workspace, the system folders, its own install folder
+// and its inputs, and writes only a scratch folder (TMPDIR) and its CLI's state
+// folders; the round's records, other rounds, the repository and the rest of
+// the home folder are out of reach. The launcher runs as the first process of
+// a new PID namespace inside a user namespace where the kernel allows it, so
+// that the reviewer's whole tree (setsid included) dies with it; else it stays
+// in the reviewer's process group with the parent-death signal, reaps what the
+// reviewer leaves (a subreaper) and kills it when the reviewer ends.
+//
+// Where it cannot apply (not Linux, no Landlock, a kernel that refuses it, or
+// SPAR_SANDBOX=off) the reviewer still runs, and the record says so
+// ("none: <why>").
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// EnvVar turns the sandbox off for debugging (value "off") or keeps only its
+// filesystem part ("nopidns": the fallback process containment); any other
+// value, or none, is the whole sandbox (docs/sandbox.md).
+const EnvVar = "SPAR_SANDBOX"
+
+// LaunchArg is the hidden first argument that makes a spar binary the
+// launcher (Main); it is not a subcommand a user types.
+const LaunchArg = "__spar-sandbox-launch"
+
+// Policy is what one reviewer process may touch. Paths are absolute; a path
+// that does not exist is left out (IgnoreIfMissing): a folder is granted with
+// everything beneath it, a file alone.
+type Policy struct {
+	Read    []string `json:"read"`    // read and execute
+	Write   []string `json:"write"`   // read, write, create, remove, rename within
+	Devices []string `json:"devices"` // device files: read, write and ioctl
+	// Scratch is the reviewer's own folder for temporary files: writable,
+	// TMPDIR, TMP and TEMP point there.
+	Scratch string `json:"scratch"`
+	// GraceMS is how long the launcher lets the reviewer's processes end
+	// after SIGTERM before it kills them.
+	GraceMS int64 `json:"grace_ms"`
+	// NoLandlock, when set, is why this reviewer gets no Landlock ruleset
+	// (its processes are still contained): recorded as "none: <it>".
+	NoLandlock string `json:"no_landlock,omitempty"`
+}
+
+// CodexNoLandlock is why a codex reviewer gets no Landlock ruleset: codex
+// (0.169) runs the model's commands in its own sandbox, bubblewrap with a
+// mount namespace, and Landlock forbids every mount change, so under a
+// ruleset each command fails ("Failed to make / slave"); codex's
+// Landlock-only fallback refuses read-restricted runs ("requires bubblewrap
+// to isolate app-server sockets"). docs/sandbox.md, what it cannot cover.
+const CodexNoLandlock = "codex runs its commands in its own bubblewrap sandbox, which cannot start under Landlock"
+
+// Reviewer is what the policy of one reviewer process is built from.
+type Reviewer struct {
+	Preset    string   // claude, codex, agy, command
+	Exe       string   // the resolved executable (G14)
+	Workspace string   // the folder it reviews (may be a symlink)
+	Inputs    []string // files it is given: prompt, schema, input files
+	Scratch   string   // its TMPDIR (created by the caller)
+	Home      string   // the user's home folder ("" when unknown)
+	// Protect are folders the install folder must not hold (the round
+	// folder, its series): an executable that lives in one of them, or in
+	// the home folder itself, gets only its own file.
+	Protect []string
+	Getenv  func(string) string
+}
+
+// systemRead are the system folders every reviewer reads and executes from:
+// programs, libraries, configuration (certificates, resolv.conf, passwd),
+// and /proc and /sys for what runtimes read of themselves (/proc/self, CPU
+// and memory limits). /nix/store and /snap where they exist.
+var systemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", "/proc", "/sys", "/nix/store", "/snap", "/dev/fd"}
+
+// systemDevices are the device files the CLIs open: read, write, ioctl.
+var systemDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// systemWrite: shared memory, used by some runtimes.
+var systemWrite = []string{"/dev/shm"}
+
+// StateFolders are a preset's own state folders and files under the home
+// folder, read and written: authentication, settings, sessions, caches.
+// Missing folders are created (0700) before the reviewer starts, since it
+// could not create them itself.
+func StateFolders(preset, home string, getenv func(string) string) (dirs, files []string) {
+	if home == "" && preset != "codex" {
+		return nil, nil
+	}
+	switch preset {
+	case "claude":
+		// claude keeps ~/.claude.json beside ~/.claude, or both in
+		// $CLAUDE_CONFIG_DIR.
+		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return []string{d}, nil
+		}
+		return []string{filepath.Join(home, ".claude")},
+			[]string{filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude.json.backup")}
+	case "codex":
+		// codex's own sandbox (codex-linux-sandbox, for its command items
+		// under --sandbox read-only) keeps bubblewrap's state in
+		// /tmp/codex-daemon-<uid>, whatever TMPDIR says.
+		daemon := filepath.Join("/tmp", fmt.Sprintf("codex-daemon-%d", os.Getuid()))
+		if d := getenv("CODEX_HOME"); d != "" {
+			return []string{d, daemon}, nil
+		}
+		if home == "" {
+			return []string{daemon}, nil
+		}
+		return []string{filepath.Join(home, ".codex"), daemon}, nil
+	case "agy":
+		return []string{filepath.Join(home, ".gemini")}, nil
+	}
+	return nil, nil
+}
+
+// InstallFolder is the folder a reviewer executable comes with, after its
+// symlinks: for a program of an npm install the folder that holds the
+// outermost node_modules (codex's JavaScript wrapper runs a native binary of
+// another package there, claude its bundled tools), else the program's own
+// folder.
+func InstallFolder(exe string) string {
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		real = exe
+	}
+	parts := strings.Split(filepath.ToSlash(real), "/")
+	for i, p := range parts {
+		if p == "node_modules" && i > 0 {
+			return filepath.FromSlash(strings.Join(parts[:i], "/"))
+		}
+	}
+	return filepath.Dir(real)
+}
+
+// For builds the policy of one reviewer process (docs/sandbox.md, the rules
+// table). It creates the preset's missing state folders (not with
+// SPAR_SANDBOX=off: nothing is sandboxed then).
+func For(r Reviewer) Policy {
+	getenv := r.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	p := Policy{Scratch: r.Scratch}
+	if r.Preset == "codex" {
+		p.NoLandlock = CodexNoLandlock
+	}
+	p.Read = append(p.Read, systemRead...)
+	// The targets of /etc's symlinks that point out of it (resolv.conf into
+	// /run on systemd machines), one file each.
+	for _, f := range []string{"/etc/resolv.conf", "/etc/hosts", "/etc/localtime"} {
+		if t, err := filepath.EvalSymlinks(f); err == nil && t != f {
+			p.Read = append(p.Read, t)
+		}
+	}
+	both := func(path string) []string {
+		out := []string{path}
+		if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+			out = append(out, real)
+		}
+		return out
+	}
+	if r.Workspace != "" {
+		p.Read = append(p.Read, both(r.Workspace)...)
+	}
+	if r.Exe != "" {
+		if dir := InstallFolder(r.Exe); !holdsAny(dir, append([]string{r.Home, "/"}, r.Protect...)) {
+			p.Read = append(p.Read, dir)
+		}
+		p.Read = append(p.Read, both(r.Exe)...)
+	}
+	for _, f := range r.Inputs {
+		p.Read = append(p.Read, both(f)...)
+	}
+	dirs, files := StateFolders(r.Preset, r.Home, getenv)
+	for _, d := range dirs {
+		if _, err := os.Stat(d); os.IsNotExist(err) && CurrentMode() != Off {
+			os.MkdirAll(d, 0o700)
+		}
+		p.Write = append(p.Write, both(d)...)
+	}
+	for _, f := range files {
+		p.Write = append(p.Write, both(f)...)
+	}
+	p.Write = append(p.Write, systemWrite...)
+	if r.Scratch != "" {
+		p.Write = append(p.Write, r.Scratch)
+	}
+	p.Devices = append(p.Devices, systemDevices...)
+	return p
+}
+
+// holdsAny reports whether dir is one of paths or holds one of them.
+func holdsAny(dir string, paths []string) bool {
+	dir = filepath.Clean(dir)
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		p = filepath.Clean(p)
+		if p == dir || dir == "/" || strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Mode is what EnvVar asks for.
+type Mode int
+
+const (
+	On      Mode = iota // Landlock and, where allowed, a PID namespace
+	NoPIDNS             // Landlock and the fallback process containment
+	Off                 // neither: the process group only
+)
+
+// CurrentMode reads EnvVar.
+func CurrentMode() Mode {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvVar))) {
+	case "off", "0", "no", "false":
+		return Off
+	case "nopidns":
+		return NoPIDNS
+	}
+	return On
+}
+
+// OffReason is the record of a reviewer run with the sandbox turned off.
+var OffReason = fmt.Sprintf("none: turned off by %s=%s", EnvVar, "off")
+
+// hooked is set by Main: this program carries the launcher, so that
+// re-executing it through /proc/self/exe reaches it.
+var hooked bool
+
+// Main makes the running program the launcher when it was started as one
+// (its first argument is LaunchArg) and never returns then; otherwise it
+// marks the program as one that carries the launcher and returns. Every
+// program that starts reviewers calls it first thing in main (spar-exec) or
+// TestMain.
+func Main() {
+	if len(os.Args) >= 3 && os.Args[1] == LaunchArg {
+		os.Exit(launch(os.Args[2], os.Args[3:]))
+	}
+	hooked = true
+}
+
+// goos is runtime.GOOS, a variable for the tests.
+var goos = runtime.GOOS
