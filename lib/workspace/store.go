@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,14 +62,15 @@ func (s *Store) usable(k key, size int64) bool {
 	return fi.Mode().IsRegular() && fi.Mode().Perm() == perm(k.mode) && fi.Size() == size
 }
 
-// add links the complete, closed file p into the store as k. Errors are
-// ignored: the store only saves work (EEXIST: another round stored it
-// first; EMLINK: p already has the most links; a full disk). A stored file
-// that is no longer usable (see Store) is replaced: unlinking the store's
-// name leaves every workspace's file as it is.
-func (s *Store) add(k key, p string, size int64) {
+// add links the complete, closed file p into the store as k. Its error is
+// only for the caller to try another path (EMLINK: p already has the most
+// links): the store only saves work (EEXIST: another round stored it
+// first; a full disk). A stored file that is no longer usable (see Store)
+// is replaced: unlinking the store's name leaves every workspace's file as
+// it is.
+func (s *Store) add(k key, p string, size int64) error {
 	if s == nil {
-		return
+		return nil
 	}
 	dst := s.path(k)
 	sub := filepath.Dir(dst)
@@ -77,59 +79,85 @@ func (s *Store) add(k key, p string, size int64) {
 	s.mu.Unlock()
 	if !known {
 		if err := os.MkdirAll(sub, 0o700); err != nil {
-			return
+			return err
 		}
 		s.mu.Lock()
 		s.made[sub] = true
 		s.mu.Unlock()
 	}
-	if err := link(p, dst); errors.Is(err, fs.ErrExist) && !s.usable(k, size) {
+	err := link(p, dst)
+	if errors.Is(err, fs.ErrExist) && !s.usable(k, size) {
 		if os.Remove(dst) == nil {
-			link(p, dst)
+			err = link(p, dst)
 		}
 	}
+	return err
+}
+
+// addCopy stores a copy of the file p as k: written under a temporary
+// name in the store, closed, then linked to its name (a name only ever
+// names a whole blob) and the temporary name removed.
+func (s *Store) addCopy(k key, p string, size int64) {
+	dst := s.path(k)
+	tmp := fmt.Sprintf("%s.tmp-%d-%d", dst, os.Getpid(), time.Now().UnixNano())
+	os.MkdirAll(filepath.Dir(dst), 0o700)
+	if err := copyFile(p, tmp, k.mode); err == nil {
+		s.add(k, tmp, size)
+	}
+	os.Remove(tmp)
 }
 
 // linkStored links, for every pair of order the store holds, all its paths
-// from the store, with writers goroutines, and returns the pairs it does
-// not hold (symbolic links are never stored). A stored file that is gone by
-// the time it is linked (pruned meanwhile) counts as not held.
+// from the store, and returns the pairs it does not hold (symbolic links
+// are never stored). A stored file that is gone by the time it is linked
+// (pruned meanwhile) counts as not held. writers goroutines each take one
+// contiguous share of order: order follows the trees, so each works in
+// folders of its own and none waits for another's lock on a folder.
 func (s *Store) linkStored(order []key, paths map[key][]string, sizes map[key]int64, stats *Stats) ([]key, error) {
 	copies := &counter{n: &stats.Copies}
+	var missing, candidates []key
+	for _, k := range order {
+		if k.mode == "120000" {
+			missing = append(missing, k)
+		} else {
+			candidates = append(candidates, k)
+		}
+	}
+	n := writers
+	if len(candidates) < 64 {
+		n = 1
+	}
 	var mu sync.Mutex
-	var missing []key
 	var firstErr error
-	next := make(chan key, 256)
 	var wg sync.WaitGroup
-	for i := 0; i < writers; i++ {
+	for i := 0; i < n; i++ {
+		share := candidates[i*len(candidates)/n : (i+1)*len(candidates)/n]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := range next {
-				ok, err := s.linkOne(k, paths[k], sizes[k], copies)
-				mu.Lock()
-				switch {
-				case err != nil && firstErr == nil:
-					firstErr = err
-				case err == nil && ok:
-					stats.Stored++
-				case err == nil:
-					missing = append(missing, k)
+			var miss []key
+			stored := 0
+			var err error
+			for _, k := range share {
+				var ok bool
+				if ok, err = s.linkOne(k, paths[k], sizes[k], copies); err != nil {
+					break
 				}
-				mu.Unlock()
+				if ok {
+					stored++
+				} else {
+					miss = append(miss, k)
+				}
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			stats.Stored += stored
+			missing = append(missing, miss...)
 		}()
 	}
-	for _, k := range order {
-		if k.mode == "120000" {
-			mu.Lock()
-			missing = append(missing, k)
-			mu.Unlock()
-			continue
-		}
-		next <- k
-	}
-	close(next)
 	wg.Wait()
 	return missing, firstErr
 }

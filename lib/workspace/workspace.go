@@ -81,7 +81,24 @@ func Materialize(repo, head, base, dir string) error {
 // dir/head and dir/base is read-only (files 0444 or 0555, folders 0555; dir
 // itself stays writable).
 func Build(repo, head, base, dir string, st *Store) (Stats, error) {
+	stats, fill, err := BuildLater(repo, head, base, dir, st)
+	fill()
+	return stats, err
+}
+
+// BuildLater is Build without adding the newly written blobs to the store:
+// fill does that (one link per blob), whenever the caller likes and at most
+// once. spar-exec runs it while the reviewers run, so that the first round
+// of a repository does not wait for it (the copies are complete without
+// it). fill is never nil; it does nothing after an error or without a store.
+func BuildLater(repo, head, base, dir string, st *Store) (Stats, func(), error) {
+	stats, sink, err := build(repo, head, base, dir, st)
+	return stats, sink.fill, err
+}
+
+func build(repo, head, base, dir string, st *Store) (Stats, *pending, error) {
 	var stats Stats
+	sink := &pending{st: st}
 	trees := []struct {
 		rev, name string
 	}{{head, Head}, {base, Base}}
@@ -93,7 +110,7 @@ func Build(repo, head, base, dir string, st *Store) (Stats, error) {
 	for _, t := range trees {
 		es, err := listTree(repo, t.rev)
 		if err != nil {
-			return stats, err
+			return stats, sink, err
 		}
 		copies = append(copies, copyEntries{filepath.Join(dir, t.name), es})
 	}
@@ -105,13 +122,13 @@ func Build(repo, head, base, dir string, st *Store) (Stats, error) {
 	var order []key
 	for _, c := range copies {
 		if err := os.Mkdir(c.root, 0o755); err != nil {
-			return stats, err
+			return stats, sink, err
 		}
 		dirs = append(dirs, c.root)
 		made := map[string]bool{}
 		for _, e := range c.entries {
 			if err := checkPath(e.path); err != nil {
-				return stats, err
+				return stats, sink, err
 			}
 			for d := pathDir(e.path); d != "" && !made[d]; d = pathDir(d) {
 				made[d] = true
@@ -133,7 +150,7 @@ func Build(repo, head, base, dir string, st *Store) (Stats, error) {
 		for _, d := range sorted {
 			abs := filepath.Join(c.root, filepath.FromSlash(d))
 			if err := os.Mkdir(abs, 0o755); err != nil {
-				return stats, err
+				return stats, sink, err
 			}
 			dirs = append(dirs, abs)
 		}
@@ -144,7 +161,7 @@ func Build(repo, head, base, dir string, st *Store) (Stats, error) {
 		var err error
 		missing, err = st.linkStored(order, paths, sizes, &stats)
 		if err != nil {
-			return stats, err
+			return stats, sink, err
 		}
 	}
 	stats.Written = 0
@@ -153,17 +170,71 @@ func Build(repo, head, base, dir string, st *Store) (Stats, error) {
 			stats.Written++
 		}
 	}
-	if err := writeBlobs(repo, missing, paths, st, &stats); err != nil {
-		return stats, err
+	if err := writeBlobs(repo, missing, paths, sink, &stats); err != nil {
+		sink.drop()
+		return stats, sink, err
 	}
 	// Read-only last, deepest first, so that a non-root caller could still
 	// have written everything above.
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if err := os.Chmod(dirs[i], 0o555); err != nil {
-			return stats, err
+			sink.drop()
+			return stats, sink, err
 		}
 	}
-	return stats, nil
+	return stats, sink, nil
+}
+
+// pending holds the files Build wrote that the store does not hold yet.
+type pending struct {
+	st    *Store
+	mu    sync.Mutex
+	items []pendingItem
+}
+
+type pendingItem struct {
+	k    key
+	ps   []string // every path holding the blob, the written one first
+	size int64
+}
+
+func (q *pending) add(k key, ps []string, size int64) {
+	if q.st == nil {
+		return
+	}
+	q.mu.Lock()
+	q.items = append(q.items, pendingItem{k, ps, size})
+	q.mu.Unlock()
+}
+
+func (q *pending) drop() {
+	q.mu.Lock()
+	q.items = nil
+	q.mu.Unlock()
+}
+
+// fill links every pending file into the store (Store.add); when the
+// written file has the most links it may have (EMLINK), another path of
+// the blob (a copy linkAll made) is stored, and when all have, a copy.
+func (q *pending) fill() {
+	q.mu.Lock()
+	items := q.items
+	q.items = nil
+	q.mu.Unlock()
+	for _, it := range items {
+		full := true
+		for _, p := range it.ps {
+			if err := q.st.add(it.k, p, it.size); !errors.Is(err, syscall.EMLINK) {
+				full = false
+				break
+			}
+		}
+		if full {
+			// Every file of the blob has the most links it may have:
+			// the store gets a copy of its own.
+			q.st.addCopy(it.k, it.ps[0], it.size)
+		}
+	}
 }
 
 // MakeWritable gives every folder under dir its owner's write bit back so
@@ -306,7 +377,7 @@ func (c *counter) add(d int) {
 	c.mu.Unlock()
 }
 
-func writeBlobs(repo string, order []key, paths map[key][]string, st *Store, stats *Stats) error {
+func writeBlobs(repo string, order []key, paths map[key][]string, st *pending, stats *Stats) error {
 	if len(order) == 0 {
 		return nil
 	}
@@ -356,7 +427,7 @@ func writeBlobs(repo string, order []key, paths map[key][]string, st *Store, sta
 
 // readLane reads the blobs of share from one git cat-file --batch and hands
 // them to the writers (a large blob is written here, streamed).
-func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job, st *Store, copies *counter) error {
+func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job, st *pending, copies *counter) error {
 	cmd := exec.Command("git", "--no-pager", "cat-file", "--batch", "--buffer")
 	cmd.Dir = repo
 	var stderr bytes.Buffer
@@ -407,7 +478,7 @@ func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job,
 				if err := writeStream(ps[0], k.mode, io.LimitReader(r, size), size); err != nil {
 					return err
 				}
-				st.add(k, ps[0], size)
+				st.add(k, ps, size)
 				if err := linkAll(ps[0], ps[1:], k.mode, copies); err != nil {
 					return err
 				}
@@ -440,7 +511,7 @@ func perm(mode string) os.FileMode {
 
 // place writes data at paths[0], adds it to the store and links the rest to
 // it.
-func place(k key, data []byte, paths []string, st *Store, copies *counter) error {
+func place(k key, data []byte, paths []string, st *pending, copies *counter) error {
 	if k.mode == "120000" {
 		// Symbolic links are tiny: each copy gets its own.
 		for _, p := range paths {
@@ -454,7 +525,7 @@ func place(k key, data []byte, paths []string, st *Store, copies *counter) error
 	if err := writeFile(src, k.mode, data); err != nil {
 		return err
 	}
-	st.add(k, src, int64(len(data)))
+	st.add(k, paths, int64(len(data)))
 	return linkAll(src, paths[1:], k.mode, copies)
 }
 
