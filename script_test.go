@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jaekit/spar/lib/workspace"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )
@@ -43,8 +44,25 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
+	// spar's cache folder (workspaces and the blob store, DESIGN.md §12)
+	// for every spar this test binary starts, outside every test's
+	// repository; the scripts get a folder of their own in it (Params).
+	cache, err := os.MkdirTemp("", "spar-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		workspace.MakeWritable(cache)
+		os.RemoveAll(cache)
+	}()
+	os.Setenv("XDG_CACHE_HOME", cache)
+	cacheDir = cache
 	return m.Run()
 }
+
+// cacheDir is the XDG_CACHE_HOME of the tests (TestMain).
+var cacheDir string
 
 // Build builds every spar binary and copies the driver into dir: the same
 // install `make install` does. Each stage is built on its own so that one
@@ -120,6 +138,12 @@ func Params(dir string) testscript.Params {
 			env.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(env.WorkDir, ".gitconfig"))
+			// Outside $WORK, which scripts often make a repository.
+			cache, err := os.MkdirTemp(cacheDir, "script-")
+			if err != nil {
+				return err
+			}
+			env.Setenv("XDG_CACHE_HOME", cache)
 			return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig"),
 				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
 		},

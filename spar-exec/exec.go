@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/lock"
+	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
@@ -64,6 +66,22 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		return exitcode.New(exitcode.Config, "spar-exec: stdin: /run: out and series must be absolute paths")
 	}
 
+	// The workspace's place (DESIGN.md §12): spar's cache folder, outside
+	// every Git repository, decided before anything is written. Pruning
+	// runs here, at the start of a round (at most once a day).
+	var root string
+	if !in.run.DryRun {
+		r, note, err := workspace.Root()
+		if err != nil {
+			return exitcode.New(exitcode.Config, "spar-exec: refused: workspace: "+err.Error())
+		}
+		if note != "" {
+			fmt.Fprintf(stderr, "spar-exec: workspace: %s\n", note)
+		}
+		root = r
+		workspace.Prune(root, stillNeeded, time.Now())
+	}
+
 	// Step 1: the cap decision under the series lock (G33). A series that
 	// does not exist yet has no rounds: decide first, so that a refusal
 	// writes nothing, not even the series folder.
@@ -105,6 +123,19 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	}
 	started := time.Now().UTC().Format(time.RFC3339)
 	rd := &roundDir{in: &in, dir: in.run.Out, started: started, dec: dec}
+	if !in.run.DryRun {
+		// The workspace folder and <round>/workspace linking to it come
+		// first, so that prompt.md and every round.json name its real path.
+		ws, err := workspace.Create(root, in.run.Out)
+		if err != nil {
+			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
+		}
+		if err := os.Symlink(ws, filepath.Join(in.run.Out, round.WorkspaceDir)); err != nil {
+			workspace.Remove(ws)
+			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
+		}
+		rd.ws = ws
+	}
 	if err := rd.writeInputs(); err != nil {
 		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
 	}
@@ -124,14 +155,25 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	}
 
 	if !in.run.DryRun {
-		// Step 3: the workspace.
-		ws := filepath.Join(in.run.Out, round.WorkspaceDir)
-		if err := os.Mkdir(ws, 0o755); err != nil {
-			return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		// Step 3: the workspace, linking what the blob store holds.
+		ws := rd.ws
+		st, err := workspace.StoreOf(root)
+		if err != nil {
+			st = nil // the store only saves work
 		}
-		if err := workspace.Materialize(in.run.Repo, in.run.Head, in.run.Base, ws); err != nil {
+		_, fill, err := workspace.BuildLater(in.run.Repo, in.run.Head, in.run.Base, ws, st)
+		if err != nil {
+			// No reviewer will read it; the round stays without finished_at.
+			workspace.Remove(ws)
 			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
 		}
+		// The blobs this round wrote join the store while the reviewers
+		// run (they do not need it); spar-exec waits for it before it ends.
+		filled := make(chan struct{})
+		go func() {
+			defer close(filled)
+			fill()
+		}()
 		// Step 4: every reviewer at once.
 		var toRun []runner.Reviewer
 		var idx []int
@@ -164,12 +206,16 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		close(sigs)
 		<-handled
 		if caught != nil {
+			// An interrupted round is never recorded: nothing needs its
+			// workspace any more.
+			workspace.Remove(ws)
 			signal.Reset()
 			sig := caught.(syscall.Signal)
 			syscall.Kill(os.Getpid(), sig)
 			time.Sleep(5 * time.Second)
 			os.Exit(128 + int(sig))
 		}
+		<-filled
 		for j, i := range idx {
 			runs[i] = done[j]
 		}
@@ -181,7 +227,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	// Step 5: the envelope.
 	if err := env.Set("round", envelope.Round{
 		Dir: in.run.Out, Series: in.run.Series, Name: in.run.Name,
-		StartedAt: started, DryRun: in.run.DryRun, Cap: dec.Cap,
+		StartedAt: started, DryRun: in.run.DryRun, Cap: dec.Cap, Workspace: rd.ws,
 	}); err != nil {
 		return err
 	}
@@ -200,6 +246,7 @@ type roundDir struct {
 	dir     string
 	started string
 	dec     series.Decision
+	ws      string // the workspace's real path; "" in a dry run
 }
 
 func (rd *roundDir) write(rel, text string) error {
@@ -220,22 +267,52 @@ func (rd *roundDir) writeInputs() error {
 			return err
 		}
 		in := rd.in.inputs[r.Name]
+		text := func(t string) string {
+			if r.Preset == "native" {
+				return rd.nativeText(t)
+			}
+			return t
+		}
 		hasPrompt := false
 		for _, f := range in.Files {
 			if f.Name == "prompt.md" {
 				hasPrompt = true
 			}
-			if err := rd.write(filepath.Join(r.Name, f.Name), f.Text); err != nil {
+			if err := rd.write(filepath.Join(r.Name, f.Name), text(f.Text)); err != nil {
 				return err
 			}
 		}
 		if r.Preset == "native" && !hasPrompt {
-			if err := rd.write(filepath.Join(r.Name, "prompt.md"), in.Text); err != nil {
+			if err := rd.write(filepath.Join(r.Name, "prompt.md"), text(in.Text)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// nativeText is a native reviewer's prompt with the workspace's real path
+// (DESIGN.md §12: the subagent reads the copies there, not through the
+// link): spar-packet wrote packet.NativePrompt, which names
+// <round>/workspace, before the workspace had a place.
+func (rd *roundDir) nativeText(t string) string {
+	fixed := packet.NativePrompt(&rd.in.run)
+	if rd.ws == "" || !strings.HasPrefix(t, fixed) {
+		return t
+	}
+	return packet.NativePromptIn(&rd.in.run, rd.ws) + t[len(fixed):]
+}
+
+// stillNeeded is Prune's question for an old workspace ws of the round
+// folder roundDir: the round still links it, is recorded, and a native
+// reviewer is pending (its subagent will read it). A round never recorded
+// after WorkspaceMaxAge is dead: spar record refuses it.
+func stillNeeded(roundDir, ws string) bool {
+	if !workspace.Linked(roundDir, ws) {
+		return false
+	}
+	rec, err := round.ReadRecord(roundDir)
+	return err == nil && rec.FinishedAt != nil && rec.NeedsWorkspace()
 }
 
 func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
@@ -262,7 +339,7 @@ func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 	in := rd.in
 	rec := round.New(&in.run, &in.packet, in.cfg, envelope.Round{
 		Name: in.run.Name, Series: in.run.Series, StartedAt: rd.started,
-		DryRun: in.run.DryRun, Cap: rd.dec.Cap,
+		DryRun: in.run.DryRun, Cap: rd.dec.Cap, Workspace: rd.ws,
 	})
 	stand := map[string]string{}
 	for _, s := range in.run.Standpoints {

@@ -2,7 +2,9 @@
 // the envelope (config, run, packet), makes the cap decision under the
 // series lock (G33), creates the round folder with packet.md, schema.json,
 // each reviewer's input and round.json without finished_at, materializes
-// workspace/head and workspace/base, runs every reviewer at once (G10–G14,
+// head/ and base/ in a workspace of spar's cache folder outside every
+// repository (<round>/workspace links to it, DESIGN.md §12), linking the
+// blobs earlier rounds stored, runs every reviewer at once (G10–G14,
 // G19, section 5) and adds `round` and `runs` to the envelope.
 package main
 

@@ -236,8 +236,10 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	var warnings []envelope.Warning
 	var observed *string
 	if a.hasTranscript {
+		// The workspace's real path, which prompt.md names (DESIGN.md §12);
+		// reads through <round>/workspace resolve to it while it exists.
 		t, err := transcript.Read(a.transcript,
-			filepath.Join(dir, round.WorkspaceDir), filepath.Join(dir, a.reviewer, "prompt.md"))
+			rec.WorkspacePath(dir), filepath.Join(dir, a.reviewer, "prompt.md"))
 		if err != nil {
 			return nil, refused("transcript %q cannot be read: %v", a.transcript, err)
 		}
@@ -305,7 +307,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			Decisions: nonNil(rec.Decisions), Standpoints: nonNil(rec.Standpoints), Changes: nonNil(rec.Changes),
 		}},
 		{"packet", envelope.Packet{Markdown: string(packetMD), SHA256: rec.PacketSHA256, Schema: string(schemaJSON), Inputs: []envelope.Input{}}},
-		{"round", envelope.Round{Dir: dir, Series: series, Name: filepath.Base(dir), StartedAt: rec.StartedAt, DryRun: rec.DryRun, Cap: rec.Cap}},
+		{"round", envelope.Round{Dir: dir, Series: series, Name: filepath.Base(dir), StartedAt: rec.StartedAt, DryRun: rec.DryRun, Cap: rec.Cap, Workspace: rec.Workspace}},
 		{"runs", runs},
 	}
 	for _, s := range sets {

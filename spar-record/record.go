@@ -19,6 +19,7 @@ import (
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/summary"
+	"github.com/jaekit/spar/lib/workspace"
 )
 
 //go:embed envelope.schema.json
@@ -227,6 +228,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		}
 	}
 	rec.StandpointsUncovered = uncovered(rec)
+	if rec.Workspace == "" {
+		// spar-exec recorded where the workspace is (DESIGN.md §12).
+		rec.Workspace = prev.Workspace
+	}
 	findings := in.Findings
 	if findings == nil {
 		findings = []envelope.Finding{}
@@ -326,6 +331,16 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
 	}
 	written = append(written, round.RoundFile)
+
+	// 7. The workspace, once no reviewer can still need it (DESIGN.md §12):
+	// nothing the gate or a later command reads is in it. A pending native
+	// reviewer keeps it until spar record records the last one. Failing to
+	// remove it loses nothing recorded: said, and pruned later.
+	if !rec.NeedsWorkspace() {
+		if _, err := workspace.RemoveFor(dir, rec.Workspace); err != nil {
+			fmt.Fprintf(stderr, "spar-record: workspace %s: not removed: %v\n", rec.Workspace, err)
+		}
+	}
 	pauseBefore(stderr, "exit")
 	return &envelope.Recorded{Round: dir, Files: written}, nil
 }

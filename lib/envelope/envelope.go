@@ -190,6 +190,9 @@ type Round struct {
 	StartedAt string `json:"started_at"` // RFC 3339 UTC
 	DryRun    bool   `json:"dry_run"`
 	Cap       Cap    `json:"cap"`
+	// Workspace is the real path of the round's workspace (DESIGN.md §12:
+	// <round>/workspace links to it), absent in a dry run.
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // Cap is the cap decision (DESIGN.md §4).

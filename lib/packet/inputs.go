@@ -92,13 +92,21 @@ func Inputs(run *envelope.Run, reviewers []envelope.Reviewer, md string) []envel
 
 // NativePrompt is the fixed part of prompt.md for the host's subagent. It
 // names the round's files by absolute path: the subagent reads packet.md
-// and the two read-only copies, and answers with one JSON object.
+// and the two read-only copies, and answers with one JSON object. The
+// copies are named under <round>/workspace here; spar-exec, which places
+// the workspace (DESIGN.md §12), writes prompt.md with NativePromptIn and
+// the workspace's real path instead.
 func NativePrompt(run *envelope.Run) string {
+	return NativePromptIn(run, filepath.Join(run.Out, "workspace"))
+}
+
+// NativePromptIn is NativePrompt with the workspace at ws.
+func NativePromptIn(run *envelope.Run, ws string) string {
 	var b strings.Builder
 	b.WriteString("# spar review\n\n")
 	b.WriteString("You are the host's review subagent for spar. Do exactly this, and nothing else:\n\n")
 	fmt.Fprintf(&b, "1. Read the packet %s.\n", code(filepath.Join(run.Out, "packet.md")))
-	fmt.Fprintf(&b, "2. Inspect the head copy %s and the base copy %s read-only, with Read, Grep and Glob only. Change nothing, run nothing, and read nothing but this file, the packet, the schema and these two copies.\n", code(filepath.Join(run.Out, "workspace", "head")), code(filepath.Join(run.Out, "workspace", "base")))
+	fmt.Fprintf(&b, "2. Inspect the head copy %s and the base copy %s read-only, with Read, Grep and Glob only. Change nothing, run nothing, and read nothing but this file, the packet, the schema and these two copies.\n", code(filepath.Join(ws, "head")), code(filepath.Join(ws, "base")))
 	fmt.Fprintf(&b, "3. Answer with exactly one JSON object that follows %s and the packet's \"How to report\" section, and nothing else.\n", code(filepath.Join(run.Out, "schema.json")))
 	return b.String()
 }

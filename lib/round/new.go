@@ -17,6 +17,7 @@ func New(run *envelope.Run, pkt *envelope.Packet, cfg envelope.Config, r envelop
 		Base:                 run.Base,
 		Head:                 run.Head,
 		DryRun:               r.DryRun,
+		Workspace:            r.Workspace,
 		StartedAt:            r.StartedAt,
 		PacketSHA256:         pkt.SHA256,
 		SchemaSHA256:         SHA256([]byte(pkt.Schema)),

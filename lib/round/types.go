@@ -5,7 +5,11 @@
 // spar-gate only reads.
 package round
 
-import "github.com/jaekit/spar/lib/envelope"
+import (
+	"path/filepath"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
 
 // Schema is the schema of round.json and findings.json.
 const Schema = "review-round/v1"
@@ -34,6 +38,7 @@ type Record struct {
 	Base           string                `json:"base"`   // full commit IDs
 	Head           string                `json:"head"`
 	DryRun         bool                  `json:"dry_run"`
+	Workspace      string                `json:"workspace,omitempty"` // real path the <round>/workspace link names (see WorkspacePath)
 	StartedAt      string                `json:"started_at"`
 	FinishedAt     *string               `json:"finished_at"`     // null until spar-record publishes the round
 	FindingsSHA256 *string               `json:"findings_sha256"` // sha256 of findings.json's bytes, with finished_at
@@ -111,6 +116,31 @@ type Reviewer struct {
 	// Sandbox is what confined the reviewer's processes (docs/sandbox.md),
 	// or "none: <why>"; absent when spar started none.
 	Sandbox string `json:"sandbox,omitempty"`
+}
+
+// NeedsWorkspace reports whether a reviewer of the round can still need the
+// workspace: a native reviewer still pending (its subagent reads the
+// workspace, then spar record records it). spar removes the workspace once
+// none is (DESIGN.md §12).
+func (r *Record) NeedsWorkspace() bool {
+	for _, rv := range r.Reviewers {
+		if rv.Preset == "native" && rv.Status == "pending" {
+			return true
+		}
+	}
+	return false
+}
+
+// WorkspacePath is where the round's reviewers read the copies. Workspace
+// is the real path of the workspace, in spar's cache folder outside every
+// repository; <round>/workspace is a symbolic link to it and dangles once
+// spar removed it (docs/review-round.md "The workspace"). A dry run has
+// none; a round that predates the field had the folder <dir>/workspace.
+func (r *Record) WorkspacePath(dir string) string {
+	if r.Workspace != "" {
+		return r.Workspace
+	}
+	return filepath.Join(dir, WorkspaceDir)
 }
 
 // AngleItem is one item of angles_checked ({angle, result}) or

@@ -45,7 +45,7 @@ type Reviewer struct {
 	Config     envelope.Reviewer
 	Input      envelope.Input
 	Dir        string // <round>/<reviewer>: stdout, stderr, result.json
-	Workspace  string // <round>/workspace: the reviewer's folder
+	Workspace  string // the workspace's real path, outside every repository (DESIGN.md §12): the reviewer's folder and {workspace}
 	Prompt     string // absolute path of the input file ({prompt})
 	SchemaPath string // <round>/schema.json
 	SchemaText string

@@ -1,22 +1,28 @@
 // Package workspace materializes the read-only copies reviewers read:
-// <round>/workspace/head and <round>/workspace/base (DESIGN.md §4).
+// <workspace>/head and <workspace>/base (DESIGN.md §4, §12), and places the
+// workspace outside every Git repository, in spar's cache folder, beside a
+// content-addressed store of the blobs earlier rounds wrote (place.go,
+// store.go; docs/review-round.md "The workspace").
 //
 // Only the blob entries of each commit's tree are written (regular files,
 // executable files and symbolic links) with the folders above them; a
 // submodule (gitlink) is not in the copies (spar-input.en.md §3: "A submodule
-// is not in the copies"). Both copies are read-only when Materialize returns.
+// is not in the copies"). Both copies are read-only when Build returns.
 //
 // Speed: the copies are spar's main cost besides the reviewers, and base and
 // head share most blobs. Every distinct (blob, mode) pair is read from git
 // once (one `git cat-file --batch` for both trees) and written once; every
-// other path with the same pair is a hard link to it. The floor this is
+// other path with the same pair is a hard link to it. With a Store, a pair an
+// earlier round already wrote is linked from the store and not read from git
+// at all: a follow-up round writes only what changed. The floor this is
 // measured against is `git archive REV | tar -x` run once per copy
-// (BenchmarkWorkspace).
+// (BenchmarkWorkspace, BenchmarkWorkspaceFollowUp).
 package workspace
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +45,7 @@ const (
 type entry struct {
 	mode string // 100644, 100755, 120000
 	oid  string
+	size int64  // from ls-tree -l
 	path string // repository path, slash-separated
 }
 
@@ -49,11 +56,49 @@ type key struct {
 	mode string
 }
 
+// Stats says where the files of one Build came from.
+type Stats struct {
+	Written int // distinct (blob, mode) pairs read from git and written
+	Stored  int // distinct pairs linked from the store instead
+	Copies  int // extra copies made because a file had the most links the file system allows (EMLINK)
+	Paths   int // blob paths in both copies (symbolic links included)
+}
+
+// link is os.Link; tests replace it to make EMLINK happen at a small count.
+var link = os.Link
+
 // Materialize writes the trees of the commits head and base of the
-// repository repo into dir/head and dir/base. dir must not hold them yet.
-// On return every file and folder under dir/head and dir/base is read-only
-// (files 0444 or 0555, folders 0555; dir itself stays writable).
+// repository repo into dir/head and dir/base, without a store.
 func Materialize(repo, head, base, dir string) error {
+	_, err := Build(repo, head, base, dir, nil)
+	return err
+}
+
+// Build writes the trees of the commits head and base of the repository
+// repo into dir/head and dir/base. dir must not hold them yet. st, when not
+// nil, is the blob store: pairs it holds are linked from it, pairs it lacks
+// are written and added to it. On return every file and folder under
+// dir/head and dir/base is read-only (files 0444 or 0555, folders 0555; dir
+// itself stays writable).
+func Build(repo, head, base, dir string, st *Store) (Stats, error) {
+	stats, fill, err := BuildLater(repo, head, base, dir, st)
+	fill()
+	return stats, err
+}
+
+// BuildLater is Build without adding the newly written blobs to the store:
+// fill does that (one link per blob), whenever the caller likes and at most
+// once. spar-exec runs it while the reviewers run, so that the first round
+// of a repository does not wait for it (the copies are complete without
+// it). fill is never nil; it does nothing after an error or without a store.
+func BuildLater(repo, head, base, dir string, st *Store) (Stats, func(), error) {
+	stats, sink, err := build(repo, head, base, dir, st)
+	return stats, sink.fill, err
+}
+
+func build(repo, head, base, dir string, st *Store) (Stats, *pending, error) {
+	var stats Stats
+	sink := &pending{st: st}
 	trees := []struct {
 		rev, name string
 	}{{head, Head}, {base, Base}}
@@ -65,7 +110,7 @@ func Materialize(repo, head, base, dir string) error {
 	for _, t := range trees {
 		es, err := listTree(repo, t.rev)
 		if err != nil {
-			return err
+			return stats, sink, err
 		}
 		copies = append(copies, copyEntries{filepath.Join(dir, t.name), es})
 	}
@@ -73,16 +118,17 @@ func Materialize(repo, head, base, dir string) error {
 	// Folders first, then group every path by what it holds.
 	var dirs []string
 	paths := map[key][]string{} // absolute target paths, first is written
+	sizes := map[key]int64{}
 	var order []key
 	for _, c := range copies {
 		if err := os.Mkdir(c.root, 0o755); err != nil {
-			return err
+			return stats, sink, err
 		}
 		dirs = append(dirs, c.root)
 		made := map[string]bool{}
 		for _, e := range c.entries {
 			if err := checkPath(e.path); err != nil {
-				return err
+				return stats, sink, err
 			}
 			for d := pathDir(e.path); d != "" && !made[d]; d = pathDir(d) {
 				made[d] = true
@@ -90,8 +136,10 @@ func Materialize(repo, head, base, dir string) error {
 			k := key{e.oid, e.mode}
 			if _, ok := paths[k]; !ok {
 				order = append(order, k)
+				sizes[k] = e.size
 			}
 			paths[k] = append(paths[k], filepath.Join(c.root, filepath.FromSlash(e.path)))
+			stats.Paths++
 		}
 		// Parents sort before children when sorted by length.
 		sorted := make([]string, 0, len(made))
@@ -102,27 +150,97 @@ func Materialize(repo, head, base, dir string) error {
 		for _, d := range sorted {
 			abs := filepath.Join(c.root, filepath.FromSlash(d))
 			if err := os.Mkdir(abs, 0o755); err != nil {
-				return err
+				return stats, sink, err
 			}
 			dirs = append(dirs, abs)
 		}
 	}
 
-	if err := writeBlobs(repo, order, paths); err != nil {
-		return err
+	missing := order
+	if st != nil {
+		var err error
+		missing, err = st.linkStored(order, paths, sizes, &stats)
+		if err != nil {
+			return stats, sink, err
+		}
+	}
+	stats.Written = 0
+	for _, k := range missing {
+		if k.mode != "120000" {
+			stats.Written++
+		}
+	}
+	if err := writeBlobs(repo, missing, paths, sink, &stats); err != nil {
+		sink.drop()
+		return stats, sink, err
 	}
 	// Read-only last, deepest first, so that a non-root caller could still
 	// have written everything above.
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if err := os.Chmod(dirs[i], 0o555); err != nil {
-			return err
+			sink.drop()
+			return stats, sink, err
 		}
 	}
-	return nil
+	return stats, sink, nil
 }
 
-// MakeWritable undoes the read-only modes under dir so that it can be
-// removed (tests, benchmarks).
+// pending holds the files Build wrote that the store does not hold yet.
+type pending struct {
+	st    *Store
+	mu    sync.Mutex
+	items []pendingItem
+}
+
+type pendingItem struct {
+	k    key
+	ps   []string // every path holding the blob, the written one first
+	size int64
+}
+
+func (q *pending) add(k key, ps []string, size int64) {
+	if q.st == nil {
+		return
+	}
+	q.mu.Lock()
+	q.items = append(q.items, pendingItem{k, ps, size})
+	q.mu.Unlock()
+}
+
+func (q *pending) drop() {
+	q.mu.Lock()
+	q.items = nil
+	q.mu.Unlock()
+}
+
+// fill links every pending file into the store (Store.add); when the
+// written file has the most links it may have (EMLINK), another path of
+// the blob (a copy linkAll made) is stored, and when all have, a copy.
+func (q *pending) fill() {
+	q.mu.Lock()
+	items := q.items
+	q.items = nil
+	q.mu.Unlock()
+	for _, it := range items {
+		full := true
+		for _, p := range it.ps {
+			if err := q.st.add(it.k, p, it.size); !errors.Is(err, syscall.EMLINK) {
+				full = false
+				break
+			}
+		}
+		if full {
+			// Every file of the blob has the most links it may have:
+			// the store gets a copy of its own.
+			q.st.addCopy(it.k, it.ps[0], it.size)
+		}
+	}
+}
+
+// MakeWritable gives every folder under dir its owner's write bit back so
+// that its entries can be unlinked. Files keep their read-only modes: a
+// file may be a hard link of the blob store, and chmod on it would change
+// the store's inode too (Remove).
 func MakeWritable(dir string) {
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
@@ -133,19 +251,20 @@ func MakeWritable(dir string) {
 }
 
 func listTree(repo, rev string) ([]entry, error) {
-	out, err := gitx.Git(repo, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev+"^{tree}")
+	out, err := gitx.Git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", "--end-of-options", rev+"^{tree}")
 	if err != nil {
 		return nil, err
 	}
 	var es []entry
 	for _, rec := range gitx.SplitZ(out) {
-		// "<mode> SP <type> SP <object> TAB <path>"
+		// "<mode> SP <type> SP <object> SP+ <size> TAB <path>" (-l: the
+		// size is padded on the left; "-" for a submodule)
 		tab := strings.IndexByte(rec, '\t')
 		if tab < 0 {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
 		f := strings.Fields(rec[:tab])
-		if len(f) != 3 {
+		if len(f) != 4 {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
 		switch f[0] {
@@ -156,7 +275,11 @@ func listTree(repo, rev string) ([]entry, error) {
 				// the commit's own config (core.fsmonitor runs a command).
 				continue
 			}
-			es = append(es, entry{mode: f[0], oid: f[2], path: rec[tab+1:]})
+			size, err := strconv.ParseInt(f[3], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("git ls-tree: bad size in %q", rec)
+			}
+			es = append(es, entry{mode: f[0], oid: f[2], size: size, path: rec[tab+1:]})
 		case "160000":
 			// A submodule is not in the copies.
 		default:
@@ -242,10 +365,23 @@ var (
 	writers = 4
 )
 
-func writeBlobs(repo string, order []key, paths map[key][]string) error {
+// counter is a Stats field several goroutines add to.
+type counter struct {
+	mu sync.Mutex
+	n  *int
+}
+
+func (c *counter) add(d int) {
+	c.mu.Lock()
+	*c.n += d
+	c.mu.Unlock()
+}
+
+func writeBlobs(repo string, order []key, paths map[key][]string, st *pending, stats *Stats) error {
 	if len(order) == 0 {
 		return nil
 	}
+	copies := &counter{n: &stats.Copies}
 	jobs := make(chan job, 256)
 	var errMu sync.Mutex
 	var firstErr error
@@ -262,7 +398,7 @@ func writeBlobs(repo string, order []key, paths map[key][]string) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				if err := place(j.k, j.data, j.paths); err != nil {
+				if err := place(j.k, j.data, j.paths, st, copies); err != nil {
 					setErr(err)
 				}
 			}
@@ -278,7 +414,7 @@ func writeBlobs(repo string, order []key, paths map[key][]string) error {
 		readers.Add(1)
 		go func() {
 			defer readers.Done()
-			if err := readLane(repo, share, paths, jobs); err != nil {
+			if err := readLane(repo, share, paths, jobs, st, copies); err != nil {
 				setErr(err)
 			}
 		}()
@@ -291,7 +427,7 @@ func writeBlobs(repo string, order []key, paths map[key][]string) error {
 
 // readLane reads the blobs of share from one git cat-file --batch and hands
 // them to the writers (a large blob is written here, streamed).
-func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job) error {
+func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job, st *pending, copies *counter) error {
 	cmd := exec.Command("git", "--no-pager", "cat-file", "--batch", "--buffer")
 	cmd.Dir = repo
 	var stderr bytes.Buffer
@@ -342,10 +478,9 @@ func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job)
 				if err := writeStream(ps[0], k.mode, io.LimitReader(r, size), size); err != nil {
 					return err
 				}
-				for _, p := range ps[1:] {
-					if err := os.Link(ps[0], p); err != nil {
-						return err
-					}
+				st.add(k, ps, size)
+				if err := linkAll(ps[0], ps[1:], k.mode, copies); err != nil {
+					return err
 				}
 			}
 			if b, err := r.ReadByte(); err != nil || b != '\n' {
@@ -374,8 +509,9 @@ func perm(mode string) os.FileMode {
 	return 0o444
 }
 
-// place writes data at paths[0] and links the rest to it.
-func place(k key, data []byte, paths []string) error {
+// place writes data at paths[0], adds it to the store and links the rest to
+// it.
+func place(k key, data []byte, paths []string, st *pending, copies *counter) error {
 	if k.mode == "120000" {
 		// Symbolic links are tiny: each copy gets its own.
 		for _, p := range paths {
@@ -389,12 +525,43 @@ func place(k key, data []byte, paths []string) error {
 	if err := writeFile(src, k.mode, data); err != nil {
 		return err
 	}
-	for _, p := range paths[1:] {
-		if err := os.Link(src, p); err != nil {
+	st.add(k, paths, int64(len(data)))
+	return linkAll(src, paths[1:], k.mode, copies)
+}
+
+// linkAll makes every path of ps a hard link of src. A file has at most as
+// many links as the file system allows (ext4: 65,000): on EMLINK the next
+// path gets a copy of its own, which the paths after it link to.
+func linkAll(src string, ps []string, mode string, copies *counter) error {
+	for _, p := range ps {
+		err := link(src, p)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, syscall.EMLINK) {
 			return err
 		}
+		if err := copyFile(src, p, mode); err != nil {
+			return err
+		}
+		copies.add(1)
+		src = p
 	}
 	return nil
+}
+
+// copyFile writes a new file dst with src's bytes and mode's permissions.
+func copyFile(src, dst, mode string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	return writeStream(dst, mode, in, fi.Size())
 }
 
 // writeFile creates p with data through plain system calls: an *os.File
