@@ -316,7 +316,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 
 	staged = append(staged, round.Staged{Name: round.SummaryFile, Data: summary.Render(rec, findings, ledger)})
-	written = append(written, round.SummaryFile, round.LedgerFile)
+	written = append(written, round.LedgerFile, round.SummaryFile)
 
 	// The final round.json, staged like the others.
 	fin := now().Format(time.RFC3339Nano)
