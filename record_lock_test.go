@@ -16,13 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/round"
 )
 
 func TestG33_RecordWaitsForTheLock(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "series", "code-1")
-	env := crashEnvelope(t, dir, false)
+	recordOnce(t, crashEnvelope(t, dir, false))
+	env := crashEnvelope(t, dir, true) // the re-recording with native's review
 	series := filepath.Dir(dir)
 	held, err := lock.Series(series, os.Stderr)
 	if err != nil {
@@ -53,8 +55,8 @@ func TestG33_RecordWaitsForTheLock(t *testing.T) {
 	// What the holder writes before releasing is what spar-record reads:
 	// a finding triaged under the lock keeps its line and gets no automatic
 	// deferral after it.
-	line := `{"finding":"claude-F1","disposition":"rejected","evidence":"e","at":"x"}`
-	if err := os.WriteFile(filepath.Join(dir, round.LedgerFile), []byte(line+"\n"), 0o644); err != nil {
+	line := `{"finding":"native-F1","disposition":"rejected","evidence":"e","at":"x"}`
+	if err := atomic.AppendLine(filepath.Join(dir, round.LedgerFile), []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	held.Release()
@@ -62,7 +64,7 @@ func TestG33_RecordWaitsForTheLock(t *testing.T) {
 		t.Fatalf("spar-record: %v\n%s", err, stderr.String())
 	}
 	l, err := round.ReadLedger(dir)
-	if err != nil || len(l) != 2 || l[0].Disposition != "rejected" || l[1].Finding != "claude-F3" {
+	if err != nil || len(l) != 3 || l[0].Finding != "claude-F1" || l[1].Finding != "claude-F3" || l[2].Disposition != "rejected" {
 		t.Fatalf("ledger %+v %v", l, err)
 	}
 }

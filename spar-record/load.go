@@ -148,6 +148,11 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	}
 	defer l.Release()
 
+	// DESIGN.md §14.4: taking the lock finished an interrupted recording of
+	// the round (lib/lock); one that cannot be finished is refused.
+	if _, err := round.Finish(dir, nil); err != nil {
+		return nil, refused("round %q: its interrupted recording cannot be finished: %v; run a new round", a.round, err)
+	}
 	rec, err := round.ReadRecord(dir)
 	if err != nil {
 		return nil, refused("round %q: %v", a.round, err)

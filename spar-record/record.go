@@ -73,24 +73,33 @@ func ioError(path string, err error) error {
 // field of the record existed (choices) does not get it when it is
 // rewritten (spar record).
 func writeRecord(path string, rec *round.Record, rawConfig json.RawMessage) error {
-	b, err := pipe.Marshal(rec)
+	b, err := recordBytes(rec, rawConfig)
 	if err != nil {
 		return err
 	}
+	return atomic.WriteFile(path, b, 0o644)
+}
+
+// recordBytes is round.json's text for rec (writeRecord).
+func recordBytes(rec *round.Record, rawConfig json.RawMessage) ([]byte, error) {
+	b, err := pipe.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if _, err := dec.Token(); err != nil {
-		return err
+		return nil, err
 	}
 	var out bytes.Buffer
 	out.WriteByte('{')
 	for first := true; dec.More(); first = false {
 		tok, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return err
+			return nil, err
 		}
 		if tok == "config" && len(rawConfig) > 0 {
 			v = rawConfig
@@ -106,10 +115,10 @@ func writeRecord(path string, rec *round.Record, rawConfig json.RawMessage) erro
 	out.WriteByte('}')
 	var ind bytes.Buffer
 	if err := json.Indent(&ind, out.Bytes(), "", "  "); err != nil {
-		return err
+		return nil, err
 	}
 	ind.WriteByte('\n')
-	return atomic.WriteFile(path, ind.Bytes(), 0o644)
+	return ind.Bytes(), nil
 }
 
 // input is the envelope spar-record reads.
@@ -161,22 +170,33 @@ func runRecord(stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitcode.OK
 }
 
-// record writes the round's records in the order that keeps every reader
-// safe (DESIGN.md §4, review-freshness: incomplete publication never
-// satisfies a gate):
+// foreignFiles are the records a round folder holds only after spar-record
+// wrote them (DESIGN.md §4): before the first recording spar-exec has
+// written round.json, packet.md, schema.json, the workspace and the
+// reviewers' folders, so any of these there then was put by someone else (a
+// reviewer process, route 10 of docs/trust.md).
+var foreignFiles = []string{round.FindingsFile, round.LedgerFile, round.SummaryFile, round.WaiversFile}
+
+// record writes the round's records so that every reader stays safe and a
+// crash rolls forward (DESIGN.md §4 "Publication", §14.4; lib/round
+// recording.go; docs/review-round.md §1):
 //
-//  1. each reviewer's raw result, <reviewer>/result.json (what a later
-//     `spar record` re-checks);
-//  2. round.json without finished_at: from here until step 6 a reader sees
-//     a round that stopped before recording, never the earlier recording
-//     mixed with this one;
-//  3. findings.json;
-//  4. ledger.jsonl: the automatic deferrals, appended (never rewritten);
-//  5. summary.md;
-//  6. round.json with finished_at and findings.json's sha256.
+//  1. stage, in <round>/.recording/: each reviewer's raw result that
+//     changed (<reviewer>/result.json, what a later `spar record`
+//     re-checks), findings.json, summary.md and the final round.json (with
+//     finished_at and findings.json's sha256);
+//  2. round.json without finished_at and with "recording" (the staged files'
+//     sha256s and the automatic deferrals to append): the recording has
+//     started, and from here on a reader sees a round whose recording is in
+//     progress, never the earlier recording mixed with this one;
+//  3. rename each staged file over its record, append the deferrals to
+//     ledger.jsonl (created with O_EXCL at the first recording), rename the
+//     final round.json, remove .recording/ (round.Finish).
 //
-// Every file is NAME.tmp, synced, renamed. The series lock is held (G33);
-// the records are read again after taking it.
+// A crash in 1 changes no record; a crash in 3 is finished by the next
+// writer of the series (lib/lock calls round.FinishSeries). Every file is
+// NAME.tmp, synced, renamed. The series lock is held (G33); the records are
+// read again after taking it.
 func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	dir := in.Round.Dir
 	if !filepath.IsAbs(dir) {
@@ -192,6 +212,11 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 	defer l.Release()
 
+	// DESIGN.md §14.4: taking the lock finished an interrupted recording of
+	// this round; one that cannot be finished is refused here.
+	if _, err := round.Finish(dir, nil); err != nil {
+		return nil, refused("round %q: its interrupted recording cannot be finished: %v; run a new round", dir, err)
+	}
 	// G32, G33: read the round again under the lock. spar-exec wrote it.
 	prev, err := round.ReadRecord(dir)
 	if err != nil {
@@ -199,6 +224,16 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 	if prev.Name != "" && prev.Name != in.Round.Name {
 		return nil, refused("round %q: round.json names round %q, the envelope %q", dir, prev.Name, in.Round.Name)
+	}
+	if !recordedBefore(prev) {
+		// Records are spar's alone (docs/trust.md "Records"): at the first
+		// recording round.json is spar-exec's, which names no record file,
+		// so a record file there is someone else's.
+		for _, name := range foreignFiles {
+			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+				return nil, refused("round %q holds %s before its first recording: spar did not write it (a reviewer or another program did); nothing was recorded; run a new round", dir, name)
+			}
+		}
 	}
 	ledger, err := round.ReadLedger(dir)
 	if err != nil {
@@ -236,47 +271,31 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if findings == nil {
 		findings = []envelope.Finding{}
 	}
+	var staged []round.Staged
 	var written []string
 
-	// 1. raw results (buildRecord checked every name against G20 and the
+	// Raw results (buildRecord checked every name against G20 and the
 	// configured reviewers, so each is one safe folder name).
 	for _, r := range in.Runs {
 		if r.Result == nil || !configured[r.Reviewer] {
 			continue
 		}
 		name := filepath.Join(r.Reviewer, "result.json")
-		path := filepath.Join(dir, name)
-		if old, err := round.ReadFile(path); err == nil && string(old) == *r.Result {
+		if old, err := round.ReadFile(filepath.Join(dir, name)); err == nil && string(old) == *r.Result {
 			continue
 		}
-		pauseBefore(stderr, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, ioError(path, err)
-		}
-		if err := atomic.WriteFile(path, []byte(*r.Result), 0o644); err != nil {
-			return nil, ioError(path, err)
-		}
+		staged = append(staged, round.Staged{Name: name, Data: []byte(*r.Result)})
 		written = append(written, name)
 	}
 
-	// 2. round.json, not published.
-	pauseBefore(stderr, round.RoundFile+" (unpublished)")
-	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
-		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
-	}
-
-	// 3. findings.json.
 	fb, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: findings})
 	if err != nil {
 		return nil, err
 	}
-	pauseBefore(stderr, round.FindingsFile)
-	if err := atomic.WriteFile(filepath.Join(dir, round.FindingsFile), fb, 0o644); err != nil {
-		return nil, ioError(filepath.Join(dir, round.FindingsFile), err)
-	}
+	staged = append(staged, round.Staged{Name: round.FindingsFile, Data: fb})
 	written = append(written, round.FindingsFile)
 
-	// 4. automatic deferrals (DESIGN.md §6; G7: none for an unreadable
+	// Automatic deferrals (DESIGN.md §6; G7: none for an unreadable
 	// location). A finding that already has a ledger line (an earlier
 	// recording of this round, or triage) gets none: the ledger is
 	// append-only and its last line decides.
@@ -285,10 +304,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		has[e.Finding] = true
 	}
 	at := now().Format(time.RFC3339Nano)
-	ledgerPath := filepath.Join(dir, round.LedgerFile)
-	if err := cutPartialLine(ledgerPath); err != nil {
-		return nil, ioError(ledgerPath, err)
-	}
+	var lines [][]byte
 	for _, f := range findings {
 		if f.Class != "hardening" || f.LocationUnreadable || has[f.ID] {
 			continue
@@ -299,40 +315,43 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		if err != nil {
 			return nil, err
 		}
-		pauseBefore(stderr, round.LedgerFile+" "+f.ID)
-		if err := atomic.AppendLine(ledgerPath, b, 0o644); err != nil {
-			return nil, ioError(ledgerPath, err)
-		}
+		lines = append(lines, b)
 		ledger = append(ledger, e)
 		has[f.ID] = true
 	}
-	if _, err := os.Stat(ledgerPath); errors.Is(err, os.ErrNotExist) {
-		// Every recorded round has a ledger, empty when nothing is deferred.
-		pauseBefore(stderr, round.LedgerFile)
-		if err := atomic.WriteFile(ledgerPath, nil, 0o644); err != nil {
-			return nil, ioError(ledgerPath, err)
-		}
-	}
-	written = append(written, round.LedgerFile)
 
-	// 5. summary.md.
-	pauseBefore(stderr, round.SummaryFile)
-	if err := atomic.WriteFile(filepath.Join(dir, round.SummaryFile), summary.Render(rec, findings, ledger), 0o644); err != nil {
-		return nil, ioError(filepath.Join(dir, round.SummaryFile), err)
-	}
-	written = append(written, round.SummaryFile)
+	staged = append(staged, round.Staged{Name: round.SummaryFile, Data: summary.Render(rec, findings, ledger)})
+	written = append(written, round.LedgerFile, round.SummaryFile)
 
-	// 6. publish.
+	// The final round.json, staged like the others.
 	fin := now().Format(time.RFC3339Nano)
 	sum := round.SHA256(fb)
-	rec.FinishedAt, rec.FindingsSHA256 = &fin, &sum
-	pauseBefore(stderr, round.RoundFile)
-	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
-		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
+	published := *rec
+	published.FinishedAt, published.FindingsSHA256 = &fin, &sum
+	final, err := recordBytes(&published, in.RawConfig)
+	if err != nil {
+		return nil, err
 	}
 	written = append(written, round.RoundFile)
 
-	// 7. The workspace, once no reviewer can still need it (DESIGN.md §12):
+	// 1. stage.
+	pause := func(step string) { pauseBefore(stderr, step) }
+	plan, err := round.Stage(dir, staged, final, lines, pause)
+	if err != nil {
+		return nil, ioError(filepath.Join(dir, round.RecordingDir), err)
+	}
+	// 2. the anchor: round.json names the recording.
+	rec.Recording = plan
+	pause(round.RoundFile + " (recording)")
+	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
+		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
+	}
+	// 3. publish.
+	if _, err := round.Finish(dir, pause); err != nil {
+		return nil, ioError(dir, err)
+	}
+
+	// 4. The workspace, once no reviewer can still need it (DESIGN.md §12):
 	// nothing the gate or a later command reads is in it. A pending native
 	// reviewer keeps it until spar record records the last one. Failing to
 	// remove it loses nothing recorded: said, and pruned later.
@@ -345,33 +364,19 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	return &envelope.Recorded{Round: dir, Files: written}, nil
 }
 
-// cutPartialLine drops a last line without its newline: a crash cut that
-// append short, readers never read it, and appending after it would glue
-// the next line to it.
-func cutPartialLine(path string) error {
-	b, err := round.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) || len(b) == 0 || b[len(b)-1] == '\n' {
-		return nil
+// recordedBefore reports whether spar-record wrote round.json before: a
+// published round, or a recording that set the run's statuses (a round
+// whose round.json is still spar-exec's has neither).
+func recordedBefore(rec *round.Record) bool {
+	if rec.FinishedAt != nil || rec.FindingsSHA256 != nil || rec.Recording != nil {
+		return true
 	}
-	if err != nil {
-		return err
-	}
-	keep := 0
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '\n' {
-			keep = i + 1
-			break
+	for _, r := range rec.Reviewers {
+		if r.RunStatus != "" {
+			return true
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Truncate(int64(keep)); err != nil {
-		return err
-	}
-	return f.Sync()
+	return false
 }
 
 // checked is the part of a checked result round.json keeps per reviewer.

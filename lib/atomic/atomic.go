@@ -73,14 +73,43 @@ func publish(f *os.File, tmp, path string, data []byte) error {
 // AppendLine appends one line (data plus "\n") to path with a single write
 // and fsyncs it. Callers hold the series lock (G33), so lines never
 // interleave; a crash leaves at most one partial last line, which readers
-// treat as not written.
+// treat as not written. A symbolic link at path is never written through
+// (docs/trust.md, records are spar's alone).
 func AppendLine(path string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, perm)
+	buf := make([]byte, 0, len(data)+1)
+	buf = append(append(buf, data...), '\n')
+	return Append(path, buf, perm)
+}
+
+// Append appends data (whole lines) to path with a single write and fsyncs
+// the file and its folder; path is created when missing, never opened
+// through a symbolic link.
+func Append(path string, data []byte, perm os.FileMode) error {
+	return appendFlags(path, data, perm, os.O_CREATE)
+}
+
+// CreateExcl creates path with O_EXCL (never opening a file that already
+// exists, nor a symbolic link) and writes data to it with a single write,
+// then fsyncs the file and its folder. It is how a round's ledger.jsonl is
+// made at the first recording (DESIGN.md §14.4): a ledger someone else
+// created before spar is an error (os.ErrExist), never appended to.
+func CreateExcl(path string, data []byte, perm os.FileMode) error {
+	return appendFlags(path, data, perm, os.O_CREATE|os.O_EXCL)
+}
+
+func appendFlags(path string, data []byte, perm os.FileMode, flags int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|flags, perm)
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, 0, len(data)+1)
-	buf = append(append(buf, data...), '\n')
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = &os.PathError{Op: "append", Path: path, Err: syscall.EINVAL}
+		}
+		return err
+	}
+	buf := data
 	if _, err := f.Write(buf); err != nil {
 		f.Close()
 		return err
@@ -93,6 +122,15 @@ func AppendLine(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return SyncDir(filepath.Dir(path))
+}
+
+// Rename renames oldpath to newpath (replacing newpath, a symbolic link
+// there included, never writing through it) and fsyncs newpath's folder.
+func Rename(oldpath, newpath string) error {
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(newpath))
 }
 
 // SyncDir fsyncs a folder so that a rename or a new entry in it is durable.

@@ -72,6 +72,14 @@ func readRound(dir string) *roundData {
 	}
 	d.rec = rec
 	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
+		// DESIGN.md §14.4: a recording in progress or interrupted (its
+		// staged writes in .recording/) is unreadable until the next writer
+		// of the series finishes it; never left out like a round that
+		// stopped before recording.
+		if _, err := os.Lstat(filepath.Join(dir, round.RecordingDir)); err == nil {
+			d.state, d.err = unreadable, round.ErrRecording
+			return d
+		}
 		// G29: a round that stopped before recording has neither
 		// finished_at nor findings.json. With findings.json it is a round
 		// whose round.json lost finished_at (by hand, or a recording caught

@@ -9,6 +9,10 @@
 // held after the stage exits, until the driver closes it. That is how
 // `spar run` holds the lock from the cap decision (spar-exec) to recording
 // (spar-record) across processes.
+//
+// Taking the lock also finishes the recordings of the series that a crash
+// interrupted (round.FinishSeries, DESIGN.md §14.4), so every writer reads
+// published records, never a recording cut short.
 package lock
 
 import (
@@ -19,6 +23,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/jaekit/spar/lib/round"
 )
 
 // Env names the environment variable holding an inherited lock descriptor.
@@ -67,6 +73,15 @@ func Series(series string, w io.Writer) (*Lock, error) {
 			f.Close()
 		}
 		return nil, fmt.Errorf("lock %s: %w", series, err)
+	}
+	// DESIGN.md §14.4, crashes roll forward: the next writer of the series
+	// finishes every recording a crash interrupted before it reads the
+	// records (lib/round, recording.go).
+	if err := round.FinishSeries(series, w); err != nil {
+		if !inherited {
+			f.Close()
+		}
+		return nil, fmt.Errorf("finish the interrupted recordings of %s: %w", series, err)
 	}
 	return &Lock{f: f, inherited: inherited}, nil
 }

@@ -36,6 +36,11 @@ func SHA256(b []byte) string {
 // the sha256 round.json names. Readers never accept such a round as finished.
 var ErrUnfinished = errors.New("the round stopped before recording findings")
 
+// ErrRecording means a round whose recording is in progress or was
+// interrupted (round.json names its staged writes, recording.go): unreadable
+// until the next writer of its series finishes it.
+var ErrRecording = errors.New("a recording of this round is in progress or was interrupted: the next write to its series (spar run, spar record, spar triage, spar waive or spar extend) finishes it")
+
 // ReadRecord reads and checks round.json of the round folder dir (G32).
 func ReadRecord(dir string) (*Record, error) {
 	b, err := ReadFile(filepath.Join(dir, RoundFile))
@@ -73,6 +78,12 @@ func Load(dir string) (*Record, *Findings, error) {
 	rec, err := ReadRecord(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rec.Recording != nil {
+		// DESIGN.md §14.4: a recording that started and has not finished
+		// is no round that stopped before recording (G29): its findings
+		// exist, staged. The next writer of the series finishes it.
+		return rec, nil, ErrRecording
 	}
 	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
 		return rec, nil, fmt.Errorf("%w (round.json has no finished_at)", ErrUnfinished)

@@ -60,6 +60,11 @@ type Record struct {
 	// Usage is the round's total of tokens and cost over every reviewer's
 	// attempts (SumUsage); null in records written before it existed.
 	Usage *UsageTotal `json:"usage"`
+	// Recording is set only while spar-record publishes the round: the
+	// writes it has staged in .recording/ and will make, so that the next
+	// writer of the series finishes them (DESIGN.md §14.4, recording.go).
+	// Absent in a published round.json.
+	Recording *Recording `json:"recording,omitempty"`
 }
 
 // Links is what link confirmation was checked against.
