@@ -237,7 +237,8 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	var observed *string
 	if a.hasTranscript {
 		t, err := transcript.Read(a.transcript,
-			filepath.Join(dir, round.WorkspaceDir), filepath.Join(dir, a.reviewer, "prompt.md"))
+			filepath.Join(dir, round.WorkspaceDir), filepath.Join(dir, a.reviewer, "prompt.md"),
+			filepath.Join(dir, round.PacketFile), filepath.Join(dir, round.SchemaFile))
 		if err != nil {
 			return nil, refused("transcript %q cannot be read: %v", a.transcript, err)
 		}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +65,7 @@ type logEntry struct {
 var scenarios = map[string]string{
 	"review":         "reads read= (a workspace file) with Read, then answers through StructuredOutput",
 	"secret":         "reads read=, then tries Read, Grep and Glob on secret= (a file outside the workspace), then answers",
-	"tool":           "calls Bash (a tool the reviewer is not given)",
+	"tool":           "reads read=, then calls Bash (a tool the reviewer is not given)",
 	"ratelimit":      "429 rate_limit_error without retry-after",
 	"ratelimit-wait": "429 rate_limit_error with retry-after: 60",
 	"auth":           "401 authentication_error",
@@ -297,7 +298,10 @@ func (m *anthropicMock) turn(req gjson.Result) ([]block, string) {
 		}
 		return done, "end_turn"
 	case "tool":
-		if results == 0 {
+		switch results {
+		case 0:
+			return []block{{Type: "tool_use", Name: "Read", Input: map[string]any{"file_path": abs(m.opt("read", "head/README.md"))}}}, "tool_use"
+		case 1:
 			return []block{{Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "cat " + m.opt("secret", "/etc/hostname")}}}, "tool_use"
 		}
 		return answer()
@@ -665,9 +669,11 @@ func init() {
 }
 
 func cmdPlantRepo(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: plantrepo")
+	if neg || len(args) > 1 || (len(args) == 1 && args[0] != "clean") {
+		ts.Fatalf("usage: plantrepo [clean]")
 	}
+	// clean: the same repository and secret without any planted file.
+	clean := len(args) == 1
 	write := func(path, text string) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			ts.Fatalf("%v", err)
@@ -678,11 +684,15 @@ func cmdPlantRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	repo := ts.MkAbs("repo")
 	for p, t := range plantedFiles {
-		write(filepath.Join(repo, p), t)
+		if !clean || !strings.Contains(t, "SPARMARK") {
+			write(filepath.Join(repo, p), t)
+		}
 	}
 	home := ts.Getenv("HOME")
 	for p, t := range userFiles {
-		write(filepath.Join(home, p), t)
+		if !clean {
+			write(filepath.Join(home, p), t)
+		}
 	}
 	write(ts.MkAbs("secret/credentials.txt"), "SPARSECRET-4f9c2e: the password is hunter2\n")
 	git := func(args ...string) string {
@@ -739,4 +749,126 @@ func anthropicJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if eq := r.Exists() && got == compact(want); eq == neg {
 		ts.Fatalf("json %s %s:\n got: %s\nwant: %s", args[0], args[1], got, compact(want))
 	}
+}
+
+func init() {
+	cmds["recordstream"] = cmdRecordStream
+}
+
+// cmdRecordStream is `recordstream FILE NAME`: with SPAR_RECORD_FAKES=1 in
+// the test's environment (scripts/record-fakes), FILE, a claude stream-json
+// output of this script, becomes testdata/fake/streams/NAME for the fake
+// claude of the fast tests (testdata/fake/claude); otherwise it only checks
+// that FILE is such a stream. The stream is kept as the CLI printed it but
+// for what the fake fills in per test: the working directory (@CWD@), the
+// model the CLI was asked for and the model that answered (@MODEL@), the
+// answer (@RESULT@ for the StructuredOutput input and structured_output,
+// @RESULT_TEXT@ inside the result string); other paths of the script's
+// folder become /tmp/spar-recorded.
+func cmdRecordStream(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: recordstream FILE NAME")
+	}
+	data := ts.ReadFile(args[0])
+	var cwd, model string
+	answered := map[string]bool{}
+	for _, l := range strings.Split(data, "\n") {
+		ev := gjson.Parse(l)
+		switch {
+		case ev.Get("type").String() == "system" && ev.Get("subtype").String() == "init":
+			cwd, model = ev.Get("cwd").String(), ev.Get("model").String()
+		case ev.Get("type").String() == "assistant":
+			if m := ev.Get("message.model").String(); m != "" && m != "<synthetic>" {
+				answered[m] = true
+			}
+		}
+	}
+	if cwd == "" || model == "" {
+		ts.Fatalf("recordstream: %s has no init event with cwd and model", args[0])
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(data, "\n"), "\n") {
+		if !gjson.Valid(l) {
+			out = append(out, l)
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			ts.Fatalf("%v", err)
+		}
+		if ev["type"] == "result" {
+			if _, ok := ev["structured_output"]; ok {
+				ev["structured_output"] = "@RESULT@"
+				ev["result"] = "@RESULT_TEXT@"
+			}
+		}
+		if msg, ok := ev["message"].(map[string]any); ok && ev["type"] == "assistant" {
+			if cs, ok := msg["content"].([]any); ok {
+				for _, c := range cs {
+					if b, ok := c.(map[string]any); ok && b["name"] == "StructuredOutput" && !strings.Contains(args[1], "badschema") {
+						b["input"] = "@RESULT@"
+					}
+				}
+			}
+		}
+		b, _ := json.Marshal(ev)
+		out = append(out, string(b))
+	}
+	text := strings.Join(out, "\n") + "\n"
+	text = strings.ReplaceAll(text, cwd, "@CWD@")
+	text = strings.ReplaceAll(text, ts.Getenv("WORK"), "/tmp/spar-recorded")
+	names := []string{model}
+	for m := range answered {
+		names = append(names, m)
+	}
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	for _, m := range names {
+		text = strings.ReplaceAll(text, `"`+m+`"`, `"@MODEL@"`)
+		text = strings.ReplaceAll(text, "("+m+")", "(@MODEL@)")
+	}
+	if os.Getenv("SPAR_RECORD_FAKES") != "1" {
+		return
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	dst := filepath.Join(root, "testdata", "fake", "streams", args[1])
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := os.WriteFile(dst, []byte(text), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Logf("recorded %s", dst)
+}
+
+func init() {
+	cmds["recordtranscript"] = cmdRecordTranscript
+}
+
+// cmdRecordTranscript is `recordtranscript FILE NAME`: with
+// SPAR_RECORD_FAKES=1, the subagent transcript FILE that the CLI wrote
+// becomes lib/transcript/testdata/NAME, the script's folder written @WORK@
+// (lib/transcript's tests put theirs there).
+func cmdRecordTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: recordtranscript FILE NAME")
+	}
+	text := strings.ReplaceAll(ts.ReadFile(args[0]), ts.Getenv("WORK"), "@WORK@")
+	if os.Getenv("SPAR_RECORD_FAKES") != "1" {
+		return
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	dst := filepath.Join(root, "lib", "transcript", "testdata", args[1])
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := os.WriteFile(dst, []byte(text), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Logf("recorded %s", dst)
 }
