@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -621,9 +622,33 @@ func fallbackTime(ts *testscript.TestScript, args []string) {
 	d := fb.Time.Sub(refused.Time)
 	ts.Logf("refusal to fallback: %v (first 429 at request %d, fallback's first request %d)", d.Round(time.Millisecond), refused.Seq, fb.Seq)
 	fmt.Fprintf(ts.Stdout(), "refusal-to-fallback %s\n", d.Round(time.Millisecond))
+	// Most of the figure is the CLI's own start (a 370 MB binary): on a
+	// machine whose run queue is more than three times its processors the
+	// bound is three times MAX, said so in the log (CI runs alone).
+	if l := loadPerCPU(); l > 3 {
+		ts.Logf("load average %.1f per processor: bound %v instead of %v", l, 3*max, max)
+		max *= 3
+	}
 	if d > max {
 		ts.Fatalf("refusal to fallback took %v, more than %v", d, max)
 	}
+}
+
+// loadPerCPU is the one-minute load average per processor, 0 when unknown.
+func loadPerCPU() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	l, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0
+	}
+	return l / float64(runtime.NumCPU())
 }
 
 // plantedRepo is the reviewed repository of the claude scripts: a Git
