@@ -121,12 +121,13 @@ func TestG10_ToolsAndItemKinds_SparRun(t *testing.T) {
 	}{
 		// Accepted: the per-preset lists.
 		{"claude-read-grep-glob", "claude", claudeStream("m", []string{"Read", "Grep", "Glob"}, res), "completed", ""},
+		{"claude-structured-output", "claude", claudeStream("m", []string{"Read", "StructuredOutput"}, res), "completed", ""},
 		{"codex-kinds", "codex", codexStream([]string{"reasoning", "command_execution", "todo_list", "error", "agent_message"}, res), "completed", ""},
 		{"agy-read-tools", "agy", agyStream("m", [][2]string{{"view_file"}, {"list_dir"}, {"grep_search"}, {"find_by_name"}, {"read_file"}, {"run_command", "ls -la head"}}, res), "completed", ""},
 		// Outside: tool_violation, the result not used.
-		{"claude-bash", "claude", claudeStream("m", []string{"Read", "Bash"}, res), "tool_violation", `claude used the tool "Bash", not one of Read, Grep or Glob (G10)`},
-		{"claude-write", "claude", claudeStream("m", []string{"Write"}, res), "tool_violation", `claude used the tool "Write", not one of Read, Grep or Glob (G10)`},
-		{"claude-case", "claude", claudeStream("m", []string{"read"}, res), "tool_violation", `claude used the tool "read", not one of Read, Grep or Glob (G10)`},
+		{"claude-bash", "claude", claudeStream("m", []string{"Read", "Bash"}, res), "tool_violation", `claude used the tool "Bash", not one of Read, Grep, Glob or StructuredOutput (G10)`},
+		{"claude-write", "claude", claudeStream("m", []string{"Write"}, res), "tool_violation", `claude used the tool "Write", not one of Read, Grep, Glob or StructuredOutput (G10)`},
+		{"claude-case", "claude", claudeStream("m", []string{"read"}, res), "tool_violation", `claude used the tool "read", not one of Read, Grep, Glob or StructuredOutput (G10)`},
 		{"codex-file-change", "codex", codexStream([]string{"file_change"}, res), "tool_violation", `codex produced an item of kind "file_change", not one of agent_message, reasoning, command_execution, todo_list or error (G10)`},
 		{"codex-collab", "codex", codexStream([]string{"collab_tool_call"}, res), "tool_violation", `codex produced an item of kind "collab_tool_call", not one of agent_message, reasoning, command_execution, todo_list or error (G10)`},
 		{"codex-web-search", "codex", codexStream([]string{"web_search"}, res), "tool_violation", `codex produced an item of kind "web_search", not one of agent_message, reasoning, command_execution, todo_list or error (G10)`},

@@ -244,7 +244,8 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 		// The workspace's real path, which prompt.md names (DESIGN.md §12);
 		// reads through <round>/workspace resolve to it while it exists.
 		t, err := transcript.Read(a.transcript,
-			rec.WorkspacePath(dir), filepath.Join(dir, a.reviewer, "prompt.md"))
+			rec.WorkspacePath(dir), filepath.Join(dir, a.reviewer, "prompt.md"),
+			filepath.Join(dir, round.PacketFile), filepath.Join(dir, round.SchemaFile))
 		if err != nil {
 			return nil, refused("transcript %q cannot be read: %v", a.transcript, err)
 		}

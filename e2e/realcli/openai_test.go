@@ -532,35 +532,35 @@ func init() {
 		// workspace file, then the result as JSON.
 		"review": func(m *openaiMock, w http.ResponseWriter, r *request) {
 			if len(r.Output) == 0 {
-				sse(w, r, map[string]any{"type": "reasoning", "id": "rs_1",
+				openaiSSE(w, r, map[string]any{"type": "reasoning", "id": "rs_1",
 					"summary": []any{map[string]any{"type": "summary_text", "text": "**Reading the change**"}}},
 					shellCall(r, "cat "+m.read))
 				return
 			}
-			sse(w, r, message(goodResult(r.Head)))
+			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
 		},
 		// answer: the result at once, no tool.
 		"answer": func(m *openaiMock, w http.ResponseWriter, r *request) {
-			sse(w, r, message(goodResult(r.Head)))
+			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
 		},
 		// secret: a shell call that reads a file outside the workspace.
 		"secret": func(m *openaiMock, w http.ResponseWriter, r *request) {
 			if len(r.Output) == 0 {
-				sse(w, r, shellCall(r, "cat "+m.secret))
+				openaiSSE(w, r, shellCall(r, "cat "+m.secret))
 				return
 			}
-			sse(w, r, message(goodResult(r.Head)))
+			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
 		},
 		// websearch: a web search the model runs on the server side
 		// (whether or not the request offered it), then the result.
 		"websearch": func(m *openaiMock, w http.ResponseWriter, r *request) {
 			if r.N == 1 {
-				sse(w, r, map[string]any{"type": "web_search_call", "id": "ws_1", "status": "completed",
+				openaiSSE(w, r, map[string]any{"type": "web_search_call", "id": "ws_1", "status": "completed",
 					"action": map[string]any{"type": "search", "query": "spar review"}},
-					message(goodResult(r.Head)))
+					openaiMessage(goodResult(r.Head)))
 				return
 			}
-			sse(w, r, message(goodResult(r.Head)))
+			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
 		},
 		// subagent: a call of the sub-agent tool (whether or not the
 		// request offered it), then the result.
@@ -570,14 +570,14 @@ func init() {
 				if slices.Contains(r.Tools, "multi_agent_v1") {
 					call["namespace"] = "multi_agent_v1"
 				}
-				sse(w, r, call)
+				openaiSSE(w, r, call)
 				return
 			}
-			sse(w, r, message(goodResult(r.Head)))
+			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
 		},
 		// outside: an answer outside the schema.
 		"outside": func(m *openaiMock, w http.ResponseWriter, r *request) {
-			sse(w, r, message(`{"reviewed_head":"`+r.Head+`","verdict":"maybe","findings":"none"}`))
+			openaiSSE(w, r, openaiMessage(`{"reviewed_head":"`+r.Head+`","verdict":"maybe","findings":"none"}`))
 		},
 		// ratelimit: 429 (with retry-after when -retry-after is given).
 		"ratelimit": func(m *openaiMock, w http.ResponseWriter, r *request) {
@@ -690,7 +690,7 @@ func functionCall(name string, args map[string]any) map[string]any {
 		"name": name, "arguments": string(a), "status": "completed"}
 }
 
-func message(text string) map[string]any {
+func openaiMessage(text string) map[string]any {
 	return map[string]any{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
 		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
 }
@@ -738,7 +738,7 @@ func event(w http.ResponseWriter, typ string, fields map[string]any) {
 }
 
 // sse streams a completed response with the given output items.
-func sse(w http.ResponseWriter, r *request, items ...map[string]any) {
+func openaiSSE(w http.ResponseWriter, r *request, items ...map[string]any) {
 	sseHeader(w)
 	event(w, "response.created", map[string]any{"response": responseObj(r, "in_progress", nil)})
 	for i, it := range items {

@@ -3,20 +3,49 @@ package preset
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/tidwall/gjson"
 )
 
 // claude: `claude -p --output-format stream-json --verbose`, input on stdin
-// (DESIGN.md §5). The stream is one JSON object per line: `system` (subtype
-// `init` states the model), `assistant` and `user` messages whose content
-// holds `tool_use` blocks, and a final `result`. With --json-schema the
-// result event carries `structured_output`.
+// (DESIGN.md §5, docs/review-round.md §5). The stream is one JSON object per
+// line: `system` events (subtype `init` states the model the CLI asked for,
+// `api_retry` a refused request it will send again), `assistant` and `user`
+// messages whose content holds `tool_use` blocks, and a final `result`. With
+// --json-schema the model answers by calling the CLI's own StructuredOutput
+// tool, and the result event carries `structured_output`.
 type claude struct{}
 
-// claudeTools are the tools a claude reviewer may use (G10): read and search.
-var claudeTools = []string{"Read", "Grep", "Glob"}
+// claudeTools are the tools a claude reviewer may use (G10): read and
+// search, and StructuredOutput, the channel --json-schema answers through
+// (every real run calls it).
+var claudeTools = []string{"Read", "Grep", "Glob", "StructuredOutput"}
+
+// claudeIsolation are the flags that keep the reviewer inside its
+// workspace and away from the reviewed repository's and the user's
+// instruction files, settings, hooks, MCP servers and memory, each verified
+// against Claude Code 2.1.328 with the mock of e2e/realcli (docs/review-round.md
+// §5 tabulates what each one did). Never --allowedTools: it lets Read and
+// Grep reach any path on disk.
+var claudeIsolation = []string{
+	// File tools confined to the working directory; user, project and
+	// local settings files ignored.
+	"--restricted",
+	// No CLAUDE.md (the repository's, its parents', the user's, nested
+	// ones), auto memory, skills, plugins, hooks or MCP servers.
+	"--safe-mode",
+	// No user, project or local settings: their permission rules (an
+	// allow of Read(//**) would open every file), hooks and env.
+	"--setting-sources", "",
+	// No MCP server but --mcp-config's (none).
+	"--strict-mcp-config",
+	// What is not allowed is denied, never asked for.
+	"--permission-mode", "dontAsk",
+	// No session transcript under ~/.claude/projects.
+	"--no-session-persistence",
+}
 
 func (claude) Name() string          { return "claude" }
 func (claude) Isolation() string     { return "verified" }
@@ -24,8 +53,8 @@ func (claude) VersionArgs() []string { return []string{"--version"} }
 
 func (claude) Invoke(c Call) Invocation {
 	args := []string{c.Exe, "-p", "--output-format", "stream-json", "--verbose",
-		"--json-schema", c.SchemaText,
-		"--tools", "Read,Grep,Glob", "--allowedTools", "Read,Grep,Glob"}
+		"--json-schema", c.SchemaText, "--tools", "Read,Grep,Glob"}
+	args = append(args, claudeIsolation...)
 	if set(c.Model) {
 		args = append(args, "--model", *c.Model)
 	}
@@ -39,29 +68,43 @@ func (claude) Invoke(c Call) Invocation {
 func (claude) NewMonitor() Monitor { return &claudeMonitor{} }
 
 type claudeMonitor struct {
-	model   *string
-	tools   tools
-	errors  []string
-	result  *string
-	problem string
-	seen    bool // a result event was seen
-	usage   *envelope.Usage
+	initModel *string // the init event's model: what the CLI asked for
+	answered  *string // the last assistant message's model: who answered
+	tools     tools
+	errors    []string
+	result    *string
+	problem   string
+	invalid   bool
+	usage     *envelope.Usage
+	seen      bool // a result event was seen
 }
 
-func (m *claudeMonitor) Line(line []byte) Signal { return Signal{Violation: m.line(line)} }
+// synthetic is the model the CLI names on messages it writes itself (an
+// API error turned into an assistant message): nobody answered.
+const synthetic = "<synthetic>"
 
-func (m *claudeMonitor) line(line []byte) string {
+func (m *claudeMonitor) Line(line []byte) Signal {
 	if !gjson.ValidBytes(line) {
-		return "" // not an event (a warning line): tolerated
+		return Signal{} // not an event (a warning line): tolerated
 	}
 	ev := gjson.ParseBytes(line)
 	switch ev.Get("type").String() {
 	case "system":
-		if ev.Get("subtype").String() == "init" {
-			m.setModel(ev.Get("model"))
+		switch ev.Get("subtype").String() {
+		case "init":
+			if v := ev.Get("model"); v.Type == gjson.String && v.String() != "" {
+				m.initModel = str(v.String())
+			}
+		case "api_retry":
+			// The CLI will send a refused request again (ten times, with
+			// backoff: minutes). Section 5: a refusal phrase here ends the
+			// attempt at once; the runner decides with lib/refusal.
+			return Signal{Retry: retryMessage(ev)}
 		}
 	case "assistant":
-		m.setModel(ev.Get("message.model"))
+		if v := ev.Get("message.model"); v.Type == gjson.String && v.String() != "" && v.String() != synthetic {
+			m.answered = str(v.String())
+		}
 		if e := ev.Get("error"); e.Exists() {
 			// An API error the CLI turns into a message (rate limit, auth).
 			for _, c := range ev.Get("message.content").Array() {
@@ -78,75 +121,114 @@ func (m *claudeMonitor) line(line []byte) string {
 			name := c.Get("name").String()
 			m.tools.add(name)
 			if !slices.Contains(claudeTools, name) {
-				return fmt.Sprintf("claude used the tool %q, not one of %s (G10)", name, oneOf(claudeTools))
+				return Signal{Violation: fmt.Sprintf("claude used the tool %q, not one of %s (G10)", name, oneOf(claudeTools))}
 			}
 		}
 	case "result":
-		m.seen = true
-		m.result = nil
-		// Usage and cost as the result event states them (DESIGN.md §5):
-		// `usage` {input_tokens, output_tokens, cache_read_input_tokens,
-		// cache_creation_input_tokens} and `total_cost_usd`; a key the
-		// event lacks stays null, an event with none of them is nil.
-		m.usage = nil
-		{
-			var u envelope.Usage
-			stated := false
-			tok := func(key string) *int64 {
-				if v := ev.Get(key); v.Type == gjson.Number {
-					n := v.Int()
-					stated = true
-					return &n
-				}
-				return nil
-			}
-			u.InputTokens = tok("usage.input_tokens")
-			u.OutputTokens = tok("usage.output_tokens")
-			u.CacheReadTokens = tok("usage.cache_read_input_tokens")
-			u.CacheWriteTokens = tok("usage.cache_creation_input_tokens")
-			if v := ev.Get("total_cost_usd"); v.Type == gjson.Number {
-				c := v.Float()
-				u.CostUSD, stated = &c, true
-			}
-			if stated {
-				m.usage = &u
-			}
-		}
-		if ev.Get("is_error").Bool() || ev.Get("subtype").String() != "success" {
-			msg := ev.Get("result").String()
-			for _, e := range ev.Get("errors").Array() {
-				m.errors = append(m.errors, e.String())
-			}
-			if msg != "" {
-				m.errors = append(m.errors, msg)
-			}
-			m.problem = fmt.Sprintf("the result event reports an error (subtype %q)", ev.Get("subtype").String())
-			if msg != "" {
-				m.problem += ": " + firstLine(msg)
-			}
-			return ""
-		}
-		if so := ev.Get("structured_output"); so.Exists() && so.Type != gjson.Null {
-			m.result = str(so.Raw)
-		} else if r := ev.Get("result"); r.Type == gjson.String {
-			m.result = str(r.String())
-		} else {
-			m.problem = "the result event has neither structured_output nor a result string"
-			return ""
-		}
-		m.problem = ""
+		m.resultEvent(ev)
 	}
-	return ""
+	return Signal{}
 }
 
-func (m *claudeMonitor) setModel(v gjson.Result) {
-	if m.model == nil && v.Type == gjson.String && v.String() != "" {
-		m.model = str(v.String())
+// retryMessage is an api_retry event as one line the refusal phrases of
+// section 5 can be found in: "API error (status 429): rate_limit; the CLI
+// retries (attempt 1 of 10)".
+func retryMessage(ev gjson.Result) string {
+	status := "no status"
+	if s := ev.Get("error_status"); s.Type == gjson.Number {
+		status = "status " + s.String()
 	}
+	msg := ev.Get("error").String()
+	if msg == "" {
+		msg = "unknown"
+	}
+	return fmt.Sprintf("API error (%s): %s; the CLI retries (attempt %d of %d)",
+		status, msg, ev.Get("attempt").Int(), ev.Get("max_retries").Int())
+}
+
+func (m *claudeMonitor) resultEvent(ev gjson.Result) {
+	m.seen = true
+	m.result = nil
+	m.invalid = false
+	m.usage = claudeUsage(ev)
+	sub := ev.Get("subtype").String()
+	if ev.Get("is_error").Bool() || sub != "success" {
+		msg := ev.Get("result").String()
+		var errs []string
+		for _, e := range ev.Get("errors").Array() {
+			errs = append(errs, e.String())
+		}
+		m.errors = append(m.errors, errs...)
+		if msg != "" {
+			m.errors = append(m.errors, msg)
+		}
+		if sub == "error_max_structured_output_retries" {
+			// The CLI validated the answers against the schema and gave
+			// up: the reviewer answered outside the format (section 5).
+			m.invalid = true
+			m.problem = "the CLI gave up on the answer's format (error_max_structured_output_retries)"
+			if len(errs) > 0 {
+				m.problem += ": " + firstLine(strings.Join(errs, "; "))
+			}
+			return
+		}
+		m.problem = fmt.Sprintf("the result event reports an error (subtype %q)", sub)
+		if msg != "" {
+			m.problem += ": " + firstLine(msg)
+		} else if len(errs) > 0 {
+			m.problem += ": " + firstLine(errs[len(errs)-1])
+		}
+		return
+	}
+	if so := ev.Get("structured_output"); so.Exists() && so.Type != gjson.Null {
+		m.result = str(so.Raw)
+	} else if r := ev.Get("result"); r.Type == gjson.String {
+		m.result = str(r.String())
+	} else {
+		m.problem = "the result event has neither structured_output nor a result string"
+		return
+	}
+	m.problem = ""
+}
+
+// claudeUsage is what the result event states of tokens and cost: `usage`
+// (input, output, cache read, cache creation tokens) and `total_cost_usd`.
+// nil when it states none of them.
+func claudeUsage(ev gjson.Result) *envelope.Usage {
+	u := &envelope.Usage{}
+	stated := false
+	num := func(path string) *int64 {
+		v := ev.Get(path)
+		if v.Type != gjson.Number {
+			return nil
+		}
+		stated = true
+		n := v.Int()
+		return &n
+	}
+	u.InputTokens = num("usage.input_tokens")
+	u.OutputTokens = num("usage.output_tokens")
+	u.CacheReadTokens = num("usage.cache_read_input_tokens")
+	u.CacheWriteTokens = num("usage.cache_creation_input_tokens")
+	if v := ev.Get("total_cost_usd"); v.Type == gjson.Number {
+		stated = true
+		f := v.Float()
+		u.CostUSD = &f
+	}
+	if !stated {
+		return nil
+	}
+	return u
 }
 
 func (m *claudeMonitor) Finish() Outcome {
-	o := Outcome{Result: m.result, ObservedModel: m.model, Tools: m.tools.names(), Errors: m.errors, Problem: m.problem, Usage: m.usage}
+	// G12: the model that answered, else the one the CLI asked for.
+	model := m.answered
+	if model == nil {
+		model = m.initModel
+	}
+	o := Outcome{Result: m.result, ObservedModel: model, Tools: m.tools.names(), Errors: m.errors,
+		Problem: m.problem, Usage: m.usage, Invalid: m.invalid}
 	if !m.seen {
 		o.Problem = "the output has no result event"
 	}

@@ -11,7 +11,7 @@ import (
 // `total_cost_usd` become the attempt's usage; a key the event lacks stays
 // null, an event with none is no usage at all, and only the last result
 // event counts.
-func TestClaudeUsage(t *testing.T) {
+func TestClaudeUsage_Cases(t *testing.T) {
 	cases := []struct {
 		name  string
 		lines []string

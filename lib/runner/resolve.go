@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // Resolve finds the executable of a reviewer (G14). A value containing / is
@@ -65,4 +67,58 @@ func fileSHA256(path string) string {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sums caches fileSHA256 by file identity (path, device, inode, size,
+// modification time): the fallback attempt of a reviewer runs the same
+// executable, and hashing a large one (the claude CLI is about 370 MB: one
+// to several seconds) must not delay the fallback after a quota refusal
+// (section 5).
+var sums sync.Map
+
+type fileID struct {
+	path     string
+	dev, ino uint64
+	size     int64
+	mtime    int64
+}
+
+// identity is the file's identity, false when it cannot be read.
+func identity(path string) (fileID, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, false
+	}
+	id := fileID{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
+	}
+	return id, true
+}
+
+func cachedSHA256(path string) string {
+	id, ok := identity(path)
+	if !ok {
+		return fileSHA256(path)
+	}
+	if s, ok := sums.Load(id); ok {
+		return s.(string)
+	}
+	s := fileSHA256(path)
+	if s != "" {
+		sums.Store(id, s)
+	}
+	return s
+}
+
+// versions keeps the version line of an executable whose version check
+// passed, by file identity and arguments: the fallback attempt of the same
+// executable starts without checking again (section 5: a quota refusal's
+// fallback starts at once; the claude CLI's check costs a start of its
+// 370 MB binary).
+var versions sync.Map
+
+type versionKey struct {
+	id   fileID
+	args string
 }

@@ -187,7 +187,14 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	}
 	deadline := started.Add(time.Duration(secs) * time.Second)
 	a := attemptResult{rec: envelope.Attempt{Model: model, Effort: r.Config.Effort, StartedAt: now()}}
+	// The executable's sha256 is computed while the attempt runs (a large
+	// CLI takes seconds to hash) and joined here.
+	var sum chan string
 	finish := func(status, reason string) attemptResult {
+		if sum != nil {
+			a.rec.Executable.SHA256 = <-sum
+			sum = nil
+		}
 		a.rec.Status, a.rec.Reason, a.rec.FinishedAt = status, reason, now()
 		return a
 	}
@@ -206,11 +213,25 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	if status != "" {
 		return finish(status, reason)
 	}
-	a.rec.Executable = &envelope.Executable{Path: exe, SHA256: fileSHA256(exe)}
+	a.rec.Executable = &envelope.Executable{Path: exe}
+	sum = make(chan string, 1)
+	go func() { sum <- cachedSHA256(exe) }()
 	box := sandboxFor(r, p.Name(), exe)
 
-	// G19: the version check, within the attempt's limit and at most 30 s.
+	// G19: the version check, within the attempt's limit and at most 30 s;
+	// once per executable file and process (versions).
+	var vkey versionKey
+	vknown := false
 	if va := p.VersionArgs(); va != nil {
+		if id, ok := identity(exe); ok {
+			vkey = versionKey{id, strings.Join(va, "\x00")}
+			if v, ok := versions.Load(vkey); ok {
+				a.version, vknown = v.(string), true
+				a.rec.Executable.Version = a.version
+			}
+		}
+	}
+	if va := p.VersionArgs(); va != nil && !vknown {
 		vdead := started.Add(VersionLimit)
 		if deadline.Before(vdead) {
 			vdead = deadline
@@ -237,6 +258,9 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 			a.version = firstNonEmptyLine(errs.mem.String())
 		}
 		a.rec.Executable.Version = a.version
+		if vkey.id.path != "" {
+			versions.Store(vkey, a.version)
+		}
 	}
 
 	// The run.

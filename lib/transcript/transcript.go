@@ -46,11 +46,35 @@ type Transcript struct {
 }
 
 type entry struct {
-	Type    string          `json:"type"`
-	Cwd     *string         `json:"cwd"`
-	IsMeta  bool            `json:"isMeta"`
-	Message json.RawMessage `json:"message"`
-	Subtype string          `json:"subtype"`
+	Type       string          `json:"type"`
+	Cwd        *string         `json:"cwd"`
+	IsMeta     bool            `json:"isMeta"`
+	Message    json.RawMessage `json:"message"`
+	Subtype    string          `json:"subtype"`
+	Attachment *struct {
+		Type string `json:"type"`
+	} `json:"attachment"`
+}
+
+// framing are the attachment types Claude Code (2.1.328) writes into every
+// subagent's transcript whatever the host's configuration: the CLI's own
+// description of the session (environment, date, model, the system prompt
+// it sent, the lists of its built-in tools, agents and skills, and in a Git
+// repository its git status: branch, clean or not, recent commits). They
+// are not context the host's configuration added (G15): a warning on every
+// native review would say nothing, so they are none. Any other attachment
+// is one: the host's CLAUDE.md files (instructions, nested_memory), hook
+// output, and every type this list does not know.
+var framing = map[string]bool{
+	"environment":           true,
+	"date":                  true,
+	"model":                 true,
+	"prompt_snapshot":       true,
+	"deferred_tools_delta":  true,
+	"agent_listing_delta":   true,
+	"skill_listing":         true,
+	"remote_session_change": true,
+	"session_context":       true,
 }
 
 type message struct {
@@ -68,10 +92,12 @@ type block struct {
 }
 
 // Read reads the transcript at path. workspace is the native workspace
-// folder and prompt the reviewer's prompt.md, both absolute. An unreadable
-// transcript (the file cannot be read, or a line is not a JSON object) is an
-// error: spar record refuses it.
-func Read(path, workspace, prompt string) (*Transcript, error) {
+// folder and prompt the reviewer's prompt.md, both absolute; asked are the
+// other files prompt.md tells the subagent to read (the round's packet.md
+// and schema.json): reading them is never a warning (docs/review-round.md
+// §5). An unreadable transcript (the file cannot be read, or a line is not
+// a JSON object) is an error: spar record refuses it.
+func Read(path, workspace, prompt string, asked ...string) (*Transcript, error) {
 	data, err := ReadFile(path, TranscriptCap)
 	if err != nil {
 		return nil, err
@@ -101,8 +127,13 @@ func Read(path, workspace, prompt string) (*Transcript, error) {
 			return nil, fmt.Errorf("line %d: not a JSON object", i+1)
 		}
 		switch e.Type {
-		case "system", "attachment":
+		case "system":
 			warn(KindHostContext, "")
+			continue
+		case "attachment":
+			if e.Attachment == nil || !framing[e.Attachment.Type] {
+				warn(KindHostContext, "")
+			}
 			continue
 		case "user", "assistant":
 		default:
@@ -132,7 +163,7 @@ func Read(path, workspace, prompt string) (*Transcript, error) {
 			case "text":
 				texts = append(texts, bl.Text)
 			case "tool_use":
-				if inWorkspaceCheck(bl, e.Cwd, workspace, prompt, &promptRead) {
+				if inWorkspaceCheck(bl, e.Cwd, workspace, prompt, asked, &promptRead) {
 					warn(KindOutsideWorkspace, bl.Name)
 				}
 				switch {
@@ -196,10 +227,11 @@ func allowed(name string) bool {
 }
 
 // inWorkspaceCheck reports whether a Read, Grep or Glob call points outside
-// the workspace and prompt.md, and notes a Read of prompt.md. A relative
+// the workspace, prompt.md and the asked files, and notes a Read of
+// prompt.md. A relative
 // path or no path is resolved against the entry's cwd; without a cwd it is
 // outside (G15).
-func inWorkspaceCheck(bl block, cwd *string, workspace, prompt string, promptRead *bool) bool {
+func inWorkspaceCheck(bl block, cwd *string, workspace, prompt string, asked []string, promptRead *bool) bool {
 	var key string
 	switch bl.Name {
 	case "Read":
@@ -225,6 +257,11 @@ func inWorkspaceCheck(bl block, cwd *string, workspace, prompt string, promptRea
 	}
 	if samePath(p, prompt) {
 		return false
+	}
+	for _, a := range asked {
+		if samePath(p, a) {
+			return false
+		}
 	}
 	return !under(p, workspace)
 }

@@ -149,3 +149,52 @@ func TestG15_Unreadable(t *testing.T) {
 		t.Fatalf("no final message: %+v %v", tr, err)
 	}
 }
+
+// G15 on a real transcript: the one Claude Code 2.1.328 wrote for a subagent
+// that a host session started with its Agent tool (recorded against the mock
+// of e2e/realcli by scripts/record-fakes; the script's folder is @WORK@). It
+// read prompt.md, packet.md and a workspace file by absolute path and
+// answered; the CLI's own attachments (environment, date, model, tool and
+// skill lists, git status) are no warning.
+func TestG15_RealSubagentTranscript(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "claude-2.1.328-subagent.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	round := filepath.Join(work, "repo", "reviews", "code-1")
+	p := filepath.Join(work, "t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(raw), "@WORK@", work)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(asked ...string) *Transcript {
+		tr, err := Read(p, filepath.Join(round, "workspace"), filepath.Join(round, "native", "prompt.md"), asked...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	tr := read(filepath.Join(round, "packet.md"), filepath.Join(round, "schema.json"))
+	if len(tr.Warnings) != 0 {
+		t.Errorf("warnings %v", tr.Warnings)
+	}
+	if !tr.HasFinal || !strings.HasPrefix(tr.Final, `{"angles_checked"`) || !strings.Contains(tr.Final, `"reviewed_head"`) {
+		t.Errorf("final %q", tr.Final)
+	}
+	if tr.Model == nil || *tr.Model != "claude-sonnet-5-5-20261101" {
+		t.Errorf("model %v", tr.Model)
+	}
+	// packet.md is outside the workspace: only prompt.md's asking makes
+	// reading it no warning.
+	if w := read().Warnings; !reflect.DeepEqual(w, []envelope.Warning{{Kind: KindOutsideWorkspace, Tool: "Read"}}) {
+		t.Errorf("without the asked files: %v", w)
+	}
+	// A host that loads a CLAUDE.md adds an instructions attachment.
+	withCtx := strings.Replace(string(raw), `"type":"date"`, `"type":"instructions"`, 1)
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(withCtx, "@WORK@", work)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w := read(filepath.Join(round, "packet.md")).Warnings; !reflect.DeepEqual(w, []envelope.Warning{{Kind: KindHostContext}}) {
+		t.Errorf("instructions attachment: %v", w)
+	}
+}

@@ -10,6 +10,8 @@
 #   hang       starts a grandchild and sleeps     noterm    like hang, ignoring SIGTERM
 #   nomodel    completed, no model stated         huge      70 MB on stdout
 #   badversion --version exits 2
+#   (claude also: retry429, retry401, badschema, unknownmodel; testdata/fake/claude
+#   replays streams recorded from the real CLI: see its header)
 #
 # FAKE_SLEEP=N sleeps N seconds before printing; FAKE_HEAD is reviewed_head
 # (default 0000000; FAKE_HEAD_FILE names a file holding it); FAKE_RESULT_FILE replaces the result; FAKE_LOG, when
@@ -48,7 +50,7 @@ fake_init() {
 		fi
 	fi
 	if [ -n "${FAKE_HEAD_FILE:-}" ]; then FAKE_HEAD=$(cat "$FAKE_HEAD_FILE"); fi
-	if [ "$scenario" = ratelimit ]; then
+	if [ "$scenario" = ratelimit ] || [ "$scenario" = retry429 ]; then
 		if [ "$model" = "${FAKE_OK_MODEL:-fallback-model}" ]; then scenario=completed; fi
 	fi
 	[ -n "${FAKE_SLEEP:-}" ] && sleep "$FAKE_SLEEP"
