@@ -35,7 +35,7 @@ chmod 755 tools/finder
 # claude: the fake claude CLI in the tools folder, its result the finder's
 # (FAKE_RESULT_FILE=$WORK/tools/claude-result.json): a verified reviewer's
 # defect, which blocks the gate.
-cp "$FAKEBIN/claude" "$FAKEBIN/lib.sh" tools/
+cp -r "$FAKEBIN/claude" "$FAKEBIN/lib.sh" "$FAKEBIN/streams" tools/
 tools/finder > tools/claude-result.json
 for f in *.in; do
 	[ -f "$f" ] || continue
