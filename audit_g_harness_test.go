@@ -359,10 +359,26 @@ func (a *auditRepo) auditRecordedRound(name string, args, rules, checkPaths []st
 	if err := os.MkdirAll(filepath.Join(a.repo, ".jaekit"), 0o755); err != nil {
 		a.t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(a.repo, ".jaekit", "spar.toml"),
-		[]byte(fmt.Sprintf("rules = %s\ncheck_paths = %s\n", q(rules), q(checkPaths))), 0o644); err != nil {
+	cfg := fmt.Sprintf("rules = %s\ncheck_paths = %s\n", q(rules), q(checkPaths))
+	if err := os.WriteFile(filepath.Join(a.repo, ".jaekit", "spar.toml"), []byte(cfg), 0o644); err != nil {
 		a.t.Fatal(err)
 	}
+	// docs/trust.md "Inputs the agent can edit": the project configuration
+	// is the head commit's, as a project commits it. It is committed on top
+	// of the head (its tree plus .jaekit/spar.toml), and the result names
+	// that head.
+	hash := exec.Command("git", "hash-object", "-w", "--stdin")
+	hash.Dir, hash.Env, hash.Stdin = a.repo, a.env, strings.NewReader(cfg)
+	blob, err := hash.Output()
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.git("read-tree", a.head)
+	a.git("update-index", "--add", "--cacheinfo", "100644,"+strings.TrimSpace(string(blob))+",.jaekit/spar.toml")
+	head := a.git("commit-tree", a.git("write-tree"), "-p", a.head, "-m", "project configuration")
+	a.git("update-ref", "HEAD", head)
+	resultText = strings.Replace(resultText, `"reviewed_head":"`+a.head7+`"`, `"reviewed_head":"`+head[:7]+`"`, 1)
+	a.head, a.head7 = head, head[:7]
 	res := a.write(name+"/result.json", resultText, 0o644)
 	a.write("spar.toml", fmt.Sprintf("[[reviewers]]\nname = \"c\"\npreset = \"command\"\nargv = [\"cat\", %q]\n\n[[reviewers]]\nname = \"r\"\npreset = \"native\"\n\n[[reviewers]]\nname = \"t\"\npreset = \"native\"\n", res), 0o644)
 	out := filepath.Join(a.root, "reviews", name, "code-1")

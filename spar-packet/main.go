@@ -69,6 +69,9 @@ func run(argv []string) error {
 			return err
 		}
 	}
+	// Before any reviewer starts (docs/trust.md): which inputs differ from
+	// the head commit.
+	packet.WarnDirty(os.Stderr, r.DirtyInputs)
 	p := packet.Build(r, &cfg)
 	if err := env.Set("run", r); err != nil {
 		return err

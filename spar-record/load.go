@@ -311,6 +311,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			CheckPaths: nonNil(rec.CheckPaths), Documents: nonNil(rec.Documents),
 			CriteriaIDs: nonNil(rec.Links.CriteriaIDs), CriteriaDigest: rec.CriteriaDigest,
 			Decisions: nonNil(rec.Decisions), Standpoints: nonNil(rec.Standpoints), Changes: nonNil(rec.Changes),
+			CommittedCheckPaths: rec.CommittedCheckPaths, DirtyInputs: nonNil(rec.DirtyInputs),
 		}},
 		{"packet", envelope.Packet{Markdown: string(packetMD), SHA256: rec.PacketSHA256, Schema: string(schemaJSON), Inputs: []envelope.Input{}}},
 		{"round", envelope.Round{Dir: dir, Series: series, Name: filepath.Base(dir), StartedAt: rec.StartedAt, DryRun: rec.DryRun, Cap: rec.Cap, Workspace: rec.Workspace}},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
@@ -306,7 +307,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	at := now().Format(time.RFC3339Nano)
 	var lines [][]byte
 	for _, f := range findings {
-		if f.Class != "hardening" || f.LocationUnreadable || has[f.ID] {
+		// docs/trust.md: hardening only through a check path the head
+		// commit's configuration does not list is never deferred
+		// automatically; the gate blocks on it.
+		if f.Class != "hardening" || f.LocationUnreadable || has[f.ID] || classify.UncommittedOnly(f.Class, f.CommittedClass) {
 			continue
 		}
 		e := round.LedgerEntry{Finding: f.ID, Disposition: "deferred", Auto: true,

@@ -148,7 +148,7 @@ func (ix *Index) classify(items []entry) ([]envelope.Finding, error) {
 			l = Link{Why: "link_kind none"}
 		}
 		loc := locs[i]
-		class, reason := Decide(Facts{
+		facts := Facts{
 			ProposedClass:      it.ProposedClass,
 			CheckImpact:        it.CheckImpact,
 			IntroducedByChange: it.IntroducedByChange,
@@ -159,7 +159,17 @@ func (ix *Index) classify(items []entry) ([]envelope.Finding, error) {
 			UnreadableReason:   loc.Reason,
 			LinkConfirmed:      l.Confirmed,
 			LinkWhy:            l.Why,
-		})
+		}
+		class, reason := Decide(facts)
+		// The class by the committed check paths alone (docs/trust.md
+		// "Inputs the agent can edit"): the rules are the same; only a
+		// location whose glob the head commit's configuration does not
+		// list is decided again as outside the check paths.
+		committedClass := class
+		if loc.InCheck && !loc.Committed {
+			facts.InCheckPaths, facts.CheckGlob = false, ""
+			committedClass, _ = Decide(facts)
+		}
 		f := envelope.Finding{
 			ID:                 fmt.Sprintf("%s-F%d", it.Reviewer, it.N),
 			Reviewer:           it.Reviewer,
@@ -186,6 +196,9 @@ func (ix *Index) classify(items []entry) ([]envelope.Finding, error) {
 			LinkFragment:       l.Fragment,
 			Class:              class,
 			ClassReason:        reason,
+			CheckPath:          loc.CheckGlob,
+			CheckPathCommitted: loc.Committed,
+			CommittedClass:     committedClass,
 		}
 		if it.SmallestFix != nil {
 			f.SmallestFix = *it.SmallestFix

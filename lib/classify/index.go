@@ -8,6 +8,7 @@ package classify
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -33,7 +34,11 @@ type Index struct {
 	docs       []doc // every round document, once per real path (G7 targets)
 	rules      []doc // the rule documents, once per real path (G8 targets)
 	globs      glob.Set
-	criteria   map[string]bool
+	// committed are the check path globs of run.check_paths that the head
+	// commit's configuration lists (run.committed_check_paths; all of them
+	// for a run recorded before that field existed).
+	committed glob.Set
+	criteria  map[string]bool
 }
 
 // doc is one round document and whether it lies inside the repository,
@@ -65,6 +70,9 @@ func NewIndex(run *envelope.Run) (*Index, error) {
 			return nil, &InputError{fmt.Sprintf("/run/check_paths/%d", i), err.Error()}
 		}
 		ix.globs = append(ix.globs, p)
+		if run.CommittedCheckPaths == nil || slices.Contains(run.CommittedCheckPaths, g) {
+			ix.committed = append(ix.committed, p)
+		}
 	}
 	for _, id := range run.CriteriaIDs {
 		ix.criteria[id] = true
@@ -139,12 +147,18 @@ func match(docs []doc, p string) (d doc, ok bool, shared []string) {
 }
 
 // inCheckPaths is G24 on a repository path: the root is never a check path.
-func (ix *Index) inCheckPaths(p string) (string, bool) {
+// The glob is one of the committed configuration when one matches (then
+// committed is true), else the first that matches (docs/trust.md "Inputs
+// the agent can edit").
+func (ix *Index) inCheckPaths(p string) (glob string, in, committed bool) {
 	if p == "" {
-		return "", false
+		return "", false, false
+	}
+	if g, ok := ix.committed.Match(p); ok {
+		return g.String(), true, true
 	}
 	g, ok := ix.globs.Match(p)
-	return g.String(), ok
+	return g.String(), ok, false
 }
 
 func quoteList(names []string) string {

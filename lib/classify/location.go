@@ -9,11 +9,13 @@ import (
 
 // Location is where G7 places a finding.
 type Location struct {
-	Path       string // repository path, or the round document's G26 name; "" for the root and when unreadable
-	LineStart  *int   // nil without a line (and when unreadable)
-	LineEnd    *int   // == LineStart for a single line
-	InCheck    bool
-	CheckGlob  string // the first check path glob that matched
+	Path      string // repository path, or the round document's G26 name; "" for the root and when unreadable
+	LineStart *int   // nil without a line (and when unreadable)
+	LineEnd   *int   // == LineStart for a single line
+	InCheck   bool
+	CheckGlob string // the check path glob that matched: a committed one first
+	// Committed says whether the head commit's configuration lists CheckGlob.
+	Committed  bool
 	Unreadable bool
 	Reason     string // why the location is unreadable
 	Target     string // what it landed on: "head", "base" or "round document"
@@ -77,7 +79,7 @@ func (ix *Index) target(r ref.Ref) (Location, bool) {
 			return Location{}, false
 		}
 		l := Location{Path: rp, Target: name}
-		l.CheckGlob, l.InCheck = ix.inCheckPaths(rp)
+		l.CheckGlob, l.InCheck, l.Committed = ix.inCheckPaths(rp)
 		return l, true
 	}
 	if r.Prefix == "base/" {
@@ -99,7 +101,7 @@ func (ix *Index) target(r ref.Ref) (Location, bool) {
 	// repository has a repository path that check paths can match.
 	l := Location{Path: d.Name, Target: "round document"}
 	if d.inside {
-		l.CheckGlob, l.InCheck = ix.inCheckPaths(d.Name)
+		l.CheckGlob, l.InCheck, l.Committed = ix.inCheckPaths(d.Name)
 	}
 	return l, true
 }

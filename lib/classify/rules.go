@@ -78,3 +78,15 @@ func decideCommon(f Facts, skip6 bool) (string, string) {
 	}
 	return f.ProposedClass, fmt.Sprintf("rule 7: proposed_class %s, %s", f.ProposedClass, where)
 }
+
+// UncommittedOnly reports whether a finding of class does not block only
+// because its location is in a check path the head commit's configuration
+// does not list: by the committed check paths alone its class
+// (committedClass) is a defect or a requirement-question, which block,
+// while class is hardening or a note (docs/trust.md "Inputs the agent can
+// edit"). spar-record does not defer it automatically, and the gate blocks
+// on it until it is triaged as its committed class would be.
+func UncommittedOnly(class, committedClass string) bool {
+	blocks := func(c string) bool { return c == "defect" || c == "requirement-question" }
+	return !blocks(class) && blocks(committedClass)
+}

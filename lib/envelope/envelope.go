@@ -113,6 +113,29 @@ type Run struct {
 	Decisions      []Decision   `json:"decisions"`
 	Standpoints    []Standpoint `json:"standpoints"`
 	Changes        []Change     `json:"changes"` // files changed base..head
+
+	// CommittedCheckPaths are the check_paths of the head commit's
+	// .jaekit/spar.toml ([] when it lists none or has no such file): a class
+	// that holds only through a check path outside them does not count for
+	// the gate (docs/trust.md "Inputs the agent can edit"). Null in records
+	// written before it existed: every check path then counts as committed.
+	CommittedCheckPaths []string `json:"committed_check_paths"`
+	// DirtyInputs are the inputs read from the working tree that differ
+	// from the head commit's version of their path (docs/trust.md).
+	DirtyInputs []DirtyInput `json:"dirty_inputs"`
+}
+
+// DirtyInput is one input of the run that is a file of the repository and
+// differs from the head commit's version of its path: the project
+// configuration or a round document (docs/trust.md "Inputs the agent can
+// edit"). Path is the repository path that was compared.
+type DirtyInput struct {
+	Path string `json:"path"`
+	Role string `json:"role"` // config, rule, criteria, subject
+	// Change is "modified" (both have it, with other bytes), "not in the
+	// head commit" (only the working tree has it), "deleted" (only the head
+	// commit has it) or "not a regular file in the head commit".
+	Change string `json:"change"`
 }
 
 // Document is one round document (G26): a rule, a criteria document or the
@@ -351,6 +374,18 @@ type Finding struct {
 	LinkFragment       *LinkFragment `json:"link_fragment"`
 	Class              string        `json:"class"`
 	ClassReason        string        `json:"class_reason"`
+
+	// CheckPath is the check path glob the location matched ("" when it is
+	// in no check path): a glob of the committed configuration when one
+	// matches, else the first that matches. CheckPathCommitted says whether
+	// the head commit's .jaekit/spar.toml lists it.
+	CheckPath          string `json:"check_path"`
+	CheckPathCommitted bool   `json:"check_path_committed"`
+	// CommittedClass is the class by the committed check paths alone: the
+	// same as Class unless the location is only in a check path the head
+	// commit's configuration does not list. The gate blocks on a finding
+	// that does not block only because of such a glob (docs/review-gate.md).
+	CommittedClass string `json:"committed_class"`
 }
 
 // LinkFragment is the exact cited lines of a confirmed link with lines.

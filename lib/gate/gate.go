@@ -233,6 +233,7 @@ func (g *gate) decide() {
 		g.expectHeadMismatch(s)
 		g.staleDocuments(s)
 		g.findings(s)
+		g.agentInputs(s)
 		g.requiredReviewers(s)
 		g.growth(s)
 	}

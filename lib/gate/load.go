@@ -51,6 +51,11 @@ type finding struct {
 	ID                 string
 	Class              string
 	LocationUnreadable bool // G32: absent means the location was read
+	// CheckPath and CommittedClass: the check path glob the location
+	// matched and the class by the committed check paths alone ("" in
+	// records written before them; docs/trust.md).
+	CheckPath      string
+	CommittedClass string
 }
 
 // readRound reads a round folder: round.json, findings.json (by the sha256
@@ -210,7 +215,7 @@ func parseFindings(b []byte) ([]finding, error) {
 		}
 		// One pass over the finding's members (id, class and
 		// location_unreadable are spread through it).
-		var id, class, lu gjson.Result
+		var id, class, lu, cp, cc gjson.Result
 		f.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
@@ -219,6 +224,10 @@ func parseFindings(b []byte) ([]finding, error) {
 				class = v
 			case "location_unreadable":
 				lu = v
+			case "check_path":
+				cp = v
+			case "committed_class":
+				cc = v
 			}
 			return true
 		})
@@ -229,11 +238,15 @@ func parseFindings(b []byte) ([]finding, error) {
 			bad = fmt.Errorf("findings.json: finding %q has the class %s", id.Str, class.Raw)
 		case lu.Exists() && lu.Type != gjson.True && lu.Type != gjson.False:
 			bad = fmt.Errorf("findings.json: finding %q: location_unreadable is %s", id.Str, lu.Raw)
+		case cp.Exists() && cp.Type != gjson.String:
+			bad = fmt.Errorf("findings.json: finding %q: check_path is %s", id.Str, cp.Raw)
+		case cc.Exists() && (cc.Type != gjson.String || cc.Str != "" && !knownClass(cc.Str)):
+			bad = fmt.Errorf("findings.json: finding %q has the committed_class %s", id.Str, cc.Raw)
 		}
 		if bad != nil {
 			return false
 		}
-		out = append(out, finding{ID: id.Str, Class: class.Str, LocationUnreadable: lu.Type == gjson.True})
+		out = append(out, finding{ID: id.Str, Class: class.Str, LocationUnreadable: lu.Type == gjson.True, CheckPath: cp.Str, CommittedClass: cc.Str})
 		return true
 	})
 	return out, bad

@@ -192,6 +192,14 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	}
 	run.Standpoints = append([]envelope.Standpoint{}, a.Standpoints...)
 
+	// docs/trust.md "Inputs the agent can edit": the check paths the head
+	// commit's configuration lists, and every input read from the working
+	// tree that differs from the head commit's version.
+	projectFiles := []string{filepath.Join(top, filepath.FromSlash(config.ProjectFile)), filepath.Join(repo, filepath.FromSlash(config.ProjectFile))}
+	if run.CommittedCheckPaths, run.DirtyInputs, err = headInputs(repo, projectFiles, cfg, run); err != nil {
+		return nil, false, fmt.Errorf("inputs against the head commit: %w", err)
+	}
+
 	// The changed files, split by check paths (G24).
 	fcs, err := gitx.Diff(repo, run.Base, run.Head)
 	if err != nil {

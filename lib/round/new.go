@@ -32,6 +32,11 @@ func New(run *envelope.Run, pkt *envelope.Packet, cfg envelope.Config, r envelop
 		StandpointsUncovered: []string{},
 		Changes:              orEmpty(run.Changes),
 		Reviewers:            []Reviewer{},
+		// docs/trust.md "Inputs the agent can edit". Committed check paths
+		// stay null when the run has none recorded (a round.json written
+		// before them, loaded again by spar record).
+		CommittedCheckPaths: run.CommittedCheckPaths,
+		DirtyInputs:         orEmpty(run.DirtyInputs),
 	}
 	// G8: links.rules keeps each rule document's names (its G26 name and its
 	// real absolute path when that differs), file_name and line count.

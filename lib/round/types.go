@@ -65,6 +65,14 @@ type Record struct {
 	// writer of the series finishes them (DESIGN.md §14.4, recording.go).
 	// Absent in a published round.json.
 	Recording *Recording `json:"recording,omitempty"`
+	// CommittedCheckPaths are the check_paths of the head commit's
+	// .jaekit/spar.toml (run.committed_check_paths); null in records
+	// written before it existed.
+	CommittedCheckPaths []string `json:"committed_check_paths"`
+	// DirtyInputs are the inputs read from the working tree that differ
+	// from the head commit's version (run.dirty_inputs): the gate blocks
+	// on a round that has any (docs/review-gate.md).
+	DirtyInputs []envelope.DirtyInput `json:"dirty_inputs"`
 }
 
 // Links is what link confirmation was checked against.

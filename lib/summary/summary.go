@@ -9,6 +9,7 @@ import (
 	"github.com/jaekit/spar/lib/escape"
 	"strings"
 
+	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
 )
@@ -124,6 +125,15 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 		w("Not counted.\n")
 	}
 
+	// docs/trust.md "Inputs the agent can edit": only when there are any.
+	if len(rec.DirtyInputs) > 0 {
+		w("\n## Inputs that differ from the head commit\n\n")
+		w("spar read these from the working tree, where they differ from the head commit's version; the gate blocks on this round until they are committed and a new round runs.\n\n")
+		for _, d := range rec.DirtyInputs {
+			w("- %s (%s): %s\n", line(d.Path), line(d.Role), line(d.Change))
+		}
+	}
+
 	w("\n## Findings\n\n")
 	if len(findings) == 0 {
 		w("No findings.\n")
@@ -135,7 +145,12 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 				// G7, spar-input.en.md §4: the mark in the location column.
 				loc += " (unreadable location)"
 			}
-			w("| %s | %s | %s | %s | %s |\n", cell(f.ID), cell(f.Class), cell(loc), cell(f.Claim), cell(Disposition(ledger, f.ID)))
+			class := f.Class
+			if classify.UncommittedOnly(f.Class, f.CommittedClass) {
+				// docs/trust.md: the gate blocks on it as its committed class.
+				class += fmt.Sprintf(" (only through the uncommitted check path %s; %s by the committed ones)", f.CheckPath, f.CommittedClass)
+			}
+			w("| %s | %s | %s | %s | %s |\n", cell(f.ID), cell(class), cell(loc), cell(f.Claim), cell(Disposition(ledger, f.ID)))
 		}
 	}
 

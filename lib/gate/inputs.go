@@ -1,0 +1,78 @@
+package gate
+
+import (
+	"errors"
+
+	"github.com/jaekit/spar/lib/classify"
+	"github.com/jaekit/spar/lib/config"
+)
+
+// agentInputs blocks on what the agent under review could bend without a
+// commit (docs/trust.md "Inputs the agent can edit", docs/review-gate.md):
+//
+//   - each input of the series' latest input (the latest counted round and
+//     its reruns) that differed from the head commit's version when spar
+//     read it from the working tree (round.json dirty_inputs);
+//   - each finding of a listed round that is hardening or a note only
+//     because of a check path the head commit's configuration does not
+//     list (findings.json committed_class): it is judged as its committed
+//     class, so an automatic deferral never closes it. A glob the latest
+//     round's head commit lists by now no longer counts against it.
+func (g *gate) agentInputs(s *seriesData) {
+	if s.latest == nil {
+		return
+	}
+	for _, r := range s.input {
+		for _, d := range r.rec.DirtyInputs {
+			what := "the " + d.Role + " document " + d.Path
+			if d.Role == "config" {
+				what = "the project configuration " + d.Path
+			}
+			g.reason("%s: round %s: %s differed from the head commit's version when the round read it (%s): the reviewers and the classification saw what the head does not hold; to clear: commit it and run a new round on the new head: %s",
+				s.display, r.name, what, d.Change, s.runCommand(s.latest.rec.Base, "REV"))
+		}
+	}
+	committedNow := map[string]bool{}
+	for _, c := range s.latest.rec.CommittedCheckPaths {
+		committedNow[c] = true
+	}
+	for _, l := range s.listed {
+		r := l.data
+		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+			continue
+		}
+		for i := range r.finds {
+			f := r.finds[i]
+			if !classify.UncommittedOnly(f.Class, f.CommittedClass) || committedNow[f.CheckPath] {
+				continue
+			}
+			// Judged as the class the committed check paths give.
+			as := f
+			as.Class = f.CommittedClass
+			v := s.judge(target{r, &as})
+			why := v.why
+			if v.closed && v.commit != "" {
+				if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
+					v.closed = false
+					why = "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
+					if !errors.Is(err, errNotAncestor) {
+						why = "fixed by the commit " + v.commit + ", which does not resolve (" + err.Error() + ")"
+					}
+				}
+			}
+			if v.closed {
+				continue
+			}
+			if e := r.last[f.ID]; e != nil {
+				// g.findings counted it closed by its ledger line.
+				c := g.count(f.Class)
+				c.Closed--
+				c.Open++
+			}
+			g.state(r, f.ID, false)
+			g.reason("%s: round %s: %s %s is %s only through the check path %s, which the committed %s does not list (by the committed check paths it is a %s, and as one it is open: %s); to clear: triage it as a %s would be: %s, or commit the check path in %s and run a new round on the new head: %s",
+				s.display, r.name, f.Class, f.ID, f.Class, shellQuote(f.CheckPath), config.ProjectFile, f.CommittedClass, why,
+				f.CommittedClass, triageHint(s.dirOf(r), f.ID, f.CommittedClass, r.rec.Stage), config.ProjectFile, s.runCommand(s.latest.rec.Base, "REV"))
+		}
+	}
+}
