@@ -130,7 +130,11 @@ func decode(env *pipe.Envelope) (*input, error) {
 		v   any
 	}{{"config", &in.Config}, {"run", &in.Run}, {"packet", &in.Packet}, {"round", &in.Round},
 		{"runs", &in.Runs}, {"results", &in.Results}, {"findings", &in.Findings}} {
-		if err := env.Get(k.key, k.v); err != nil {
+		get := env.Get
+		if k.key == "results" {
+			get = func(_ string, v any) error { return getResults(env, v.(*[]envelope.Result)) }
+		}
+		if err := get(k.key, k.v); err != nil {
 			return nil, exitcode.New(exitcode.Config, "spar-record: stdin: "+err.Error())
 		}
 	}
@@ -241,17 +245,23 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		}
 		name := filepath.Join(r.Reviewer, "result.json")
 		path := filepath.Join(dir, name)
-		if old, err := round.ReadFile(path); err == nil && string(old) == *r.Result {
+		if sameFile(path, *r.Result) {
 			continue
 		}
 		pauseBefore(stderr, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, ioError(path, err)
 		}
-		if err := atomic.WriteFile(path, []byte(*r.Result), 0o644); err != nil {
+		if err := atomic.WriteFile(path, stringBytes(*r.Result), 0o644); err != nil {
 			return nil, ioError(path, err)
 		}
 		written = append(written, name)
+	}
+
+	// The raw results are in their files now: release them before the
+	// findings are encoded (docs/pipeline.md "Memory").
+	for i := range in.Runs {
+		in.Runs[i].Result = nil
 	}
 
 	// 2. round.json, not published.
@@ -261,12 +271,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 
 	// 3. findings.json.
-	fb, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: findings})
-	if err != nil {
-		return nil, err
-	}
+	// Encoded into the file as it is written (docs/pipeline.md "Memory").
 	pauseBefore(stderr, round.FindingsFile)
-	if err := atomic.WriteFile(filepath.Join(dir, round.FindingsFile), fb, 0o644); err != nil {
+	sum, err := writeFindings(filepath.Join(dir, round.FindingsFile), round.Findings{Schema: round.Schema, Round: rec.Name}, findings)
+	if err != nil {
 		return nil, ioError(filepath.Join(dir, round.FindingsFile), err)
 	}
 	written = append(written, round.FindingsFile)
@@ -319,7 +327,6 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 
 	// 6. publish.
 	fin := now().Format(time.RFC3339Nano)
-	sum := round.SHA256(fb)
 	rec.FinishedAt, rec.FindingsSHA256 = &fin, &sum
 	pauseBefore(stderr, round.RoundFile)
 	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {

@@ -5,6 +5,7 @@
 package atomic
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -26,6 +27,27 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return publish(f, tmp, path, data)
+}
+
+// WriteFunc is WriteFile for a file too large to build in memory (a round's
+// findings.json of tens of thousands of findings): write writes its
+// content to the temporary file, which is then published as WriteFile
+// publishes it. On an error from write nothing is published.
+func WriteFunc(path string, perm os.FileMode, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	return publish(f, tmp, path, nil)
 }
 
 // WriteFileUnlocked is WriteFile for a writer that holds no lock (spar gate
