@@ -97,6 +97,8 @@ git commit -qam head && git tag head`
 	return n, rss
 }
 
+const memFinding = `{"id":"x%d","proposed_class":%q,"angle":%q,"location":"head/src/f%d.go:%d-%d","claim":"%s","failure_scenario":"%s","evidence":"%s","link_kind":"none","link":"","introduced_by_change":"yes","regression":"no","check_impact":"none","confidence":"high","smallest_fix":"add a check"}`
+
 // writeBigResult writes a valid result of the head commit with memFindings
 // findings and about memResultBytes bytes, text with quotes and newlines
 // to escape; findings are defects, notes and requirement questions (a
@@ -114,7 +116,9 @@ func writeBigResult(tb testing.TB, path, head string) int64 {
 		fmt.Fprintf(&b, `{"angle":%q,"result":"ok"}`, a)
 	}
 	b.WriteString(`],"angles_unchecked":[],"findings":[`)
-	per := memResultBytes/memFindings - 420
+	// Each finding's three texts fill what its other members leave of
+	// memResultBytes / memFindings.
+	per := memResultBytes/memFindings - len(fmt.Sprintf(memFinding, 99999, "requirement-question", "requirement-counterexample", 99, 150, 152, "", "", "")) - 1
 	claim := strings.Repeat(`the \"value\" can be nil here\n`, per/3/31+1)[:per/3]
 	claim = strings.TrimRight(claim, `\`)
 	scen := strings.Repeat("call f() with an empty map and see it crash; ", per/3/45+1)[:per/3]
@@ -124,8 +128,7 @@ func writeBigResult(tb testing.TB, path, head string) int64 {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"id":"x%d","proposed_class":%q,"angle":%q,"location":"head/src/f%d.go:%d-%d","claim":"%s","failure_scenario":"%s","evidence":"%s","link_kind":"none","link":"","introduced_by_change":"yes","regression":"no","check_impact":"none","confidence":"high","smallest_fix":"add a check"}`,
-			i, classes[i%3], angles[i%5], i%100, 1+i%150, 3+i%150, claim, scen, evid)
+		fmt.Fprintf(&b, memFinding, i, classes[i%3], angles[i%5], i%100, 1+i%150, 3+i%150, claim, scen, evid)
 	}
 	b.WriteString(`],"limits":""}`)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
