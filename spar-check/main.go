@@ -56,8 +56,12 @@ func run(argv []string) error {
 	}
 	round := resultcheck.Round{Head: r.Head, Angles: cfg.Angles, Standpoints: r.Standpoints}
 	results := make([]envelope.Result, 0, len(runs))
-	for _, rr := range runs {
-		results = append(results, resultcheck.Check(round, rr))
+	for i := range runs {
+		results = append(results, resultcheck.Check(round, runs[i]))
+		// The raw result is passed on from stdin as received; the checked
+		// copy in results is all this stage still holds of it
+		// (docs/pipeline.md "Memory").
+		runs[i].Result = nil
 	}
 	if err := env.Set("results", results); err != nil {
 		return err

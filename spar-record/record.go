@@ -141,7 +141,11 @@ func decode(env *pipe.Envelope) (*input, error) {
 		v   any
 	}{{"config", &in.Config}, {"run", &in.Run}, {"packet", &in.Packet}, {"round", &in.Round},
 		{"runs", &in.Runs}, {"results", &in.Results}, {"findings", &in.Findings}} {
-		if err := env.Get(k.key, k.v); err != nil {
+		get := env.Get
+		if k.key == "results" {
+			get = func(_ string, v any) error { return getResults(env, v.(*[]envelope.Result)) }
+		}
+		if err := get(k.key, k.v); err != nil {
 			return nil, exitcode.New(exitcode.Config, "spar-record: stdin: "+err.Error())
 		}
 	}
@@ -282,11 +286,16 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 			continue
 		}
 		name := filepath.Join(r.Reviewer, "result.json")
-		if old, err := round.ReadFile(filepath.Join(dir, name)); err == nil && string(old) == *r.Result {
+		if sameFile(filepath.Join(dir, name), *r.Result) {
 			continue
 		}
-		staged = append(staged, round.Staged{Name: name, Data: []byte(*r.Result)})
+		staged = append(staged, round.Staged{Name: name, Data: stringBytes(*r.Result)})
 		written = append(written, name)
+	}
+	// The raw results are staged now: release the envelope's copies before
+	// the findings are encoded (docs/pipeline.md "Memory").
+	for i := range in.Runs {
+		in.Runs[i].Result = nil
 	}
 
 	fb, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: findings})
