@@ -272,6 +272,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Version, run.TimeoutSeconds, run.Resets = s.Version, s.TimeoutSeconds, s.Resets
 			run.Attempts, run.Warnings, run.Tools = nonNil(s.Attempts), nonNil(s.Warnings), nonNil(s.Tools)
 			run.CompletedIn = s.CompletedIn
+			run.RecordedFrom = s.RecordedFrom
 			if run.Status == "completed" {
 				if b, err := round.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {
 					text := string(b)
@@ -285,6 +286,12 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Warnings = nonNil(warnings)
 			if a.hasTranscript {
 				run.ObservedModel = observed
+			}
+			// The gate counts a native review only from a transcript
+			// (DESIGN.md §14): --result wins when both are given.
+			run.RecordedFrom = "transcript"
+			if a.hasResult {
+				run.RecordedFrom = "result"
 			}
 		}
 		runs = append(runs, run)

@@ -419,6 +419,7 @@ func buildRecord(in *input) (*round.Record, error) {
 			RunStatus:      run.Status,
 			RunReason:      run.Reason,
 			Tools:          run.Tools,
+			RecordedFrom:   run.RecordedFrom,
 		}
 		if r.Model == nil {
 			r.Model = cr.Model

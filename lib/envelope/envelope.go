@@ -223,6 +223,12 @@ type ReviewerRun struct {
 	// completed (series.Decision.Completed): a rerun does not run it again
 	// (status not_run) and round.json keeps the name as completed_in.
 	CompletedIn *string `json:"completed_in,omitempty"`
+	// RecordedFrom says how `spar record` took a native reviewer's result:
+	// "transcript" (the final message of --transcript) or "result" (the
+	// file --result names, written by whoever ran spar record). Empty for
+	// a reviewer spar ran itself. The gate counts a native review only
+	// from a transcript without warnings (docs/review-gate.md, DESIGN.md §14).
+	RecordedFrom string `json:"recorded_from,omitempty"`
 }
 
 type Attempt struct {
