@@ -125,7 +125,9 @@ func (g *gate) noReview(s *seriesData) {
 	for _, r := range s.input {
 		for _, rv := range r.rec.Reviewers {
 			if rv.Status == "completed" {
-				if ok, _ := countsAsReview(rv); ok {
+				if ok, _ := countsAsReview(rv); ok || waived(s, rv) {
+					// A native review that does not count on its own
+					// counts once the user vouched for it (spar waive).
 					return
 				}
 				states = append(states, rv.Name+" completed from what does not count")
@@ -313,4 +315,16 @@ func diffFields(a, b envelope.Finding) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// waived reports whether the user waived rv in a round of the series' latest input.
+func waived(s *seriesData, rv round.Reviewer) bool {
+	for _, r := range s.input {
+		for _, w := range r.waivers {
+			if w.Reviewer == rv.Name && w.Preset == rv.Preset {
+				return true
+			}
+		}
+	}
+	return false
 }
