@@ -175,7 +175,12 @@ func TestG7_Locations_EveryConsumer(t *testing.T) {
 			t.Errorf("spar gate auto_deferred %d, want %d (the readable hardening findings only)", n, readable*len(auditReaders))
 		}
 		// Section 4: an unreadable hardening finding without a disposition
-		// does not block the gate (every finding here is hardening).
+		// does not block the gate (every finding here is hardening). The
+		// native review was recorded with --result, which counts for the
+		// gate only with the user's words (DESIGN.md §14).
+		if _, stderr, code := a.with(t).spar("waive", out, "--reviewer", "r", "--user-quote", "the audit wrote this result"); code != 0 {
+			t.Fatalf("spar waive exit %d: %s", code, stderr)
+		}
 		if stdout, _, code := a.with(t).spar("gate", out); code != 0 {
 			t.Errorf("spar gate exit %d, want 0 (passed):\n%s", code, stdout)
 		}

@@ -281,6 +281,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Attempts, run.Warnings, run.Tools = nonNil(s.Attempts), nonNil(s.Warnings), nonNil(s.Tools)
 			run.CompletedIn = s.CompletedIn
 			run.Sandbox = s.Sandbox
+			run.RecordedFrom = s.RecordedFrom
 			if run.Status == "completed" {
 				if b, err := round.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {
 					text := string(b)
@@ -294,6 +295,12 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Warnings = nonNil(warnings)
 			if a.hasTranscript {
 				run.ObservedModel = observed
+			}
+			// The gate counts a native review only from a transcript
+			// (DESIGN.md §14): --result wins when both are given.
+			run.RecordedFrom = "transcript"
+			if a.hasResult {
+				run.RecordedFrom = "result"
 			}
 		}
 		runs = append(runs, run)

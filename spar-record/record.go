@@ -453,6 +453,7 @@ func buildRecord(in *input) (*round.Record, error) {
 			RunReason:      run.Reason,
 			Tools:          run.Tools,
 			Sandbox:        run.Sandbox,
+			RecordedFrom:   run.RecordedFrom,
 		}
 		if r.Model == nil {
 			r.Model = cr.Model

@@ -253,6 +253,12 @@ type ReviewerRun struct {
 	// "landlock ABI 7; pid namespace", or "none: <why>"; absent when spar
 	// started no process for it.
 	Sandbox string `json:"sandbox,omitempty"`
+	// RecordedFrom says how `spar record` took a native reviewer's result:
+	// "transcript" (the final message of --transcript) or "result" (the
+	// file --result names, written by whoever ran spar record). Empty for
+	// a reviewer spar ran itself. The gate counts a native review only
+	// from a transcript without warnings (docs/review-gate.md, DESIGN.md §14).
+	RecordedFrom string `json:"recorded_from,omitempty"`
 }
 
 type Attempt struct {

@@ -136,8 +136,32 @@ func benchSeries(tb testing.TB, n int) []string {
 	return dirs
 }
 
+// benchEnv is the environment of the gate's own configuration in the
+// benchmark and the tests: a user configuration whose one reviewer, codex,
+// is required (DESIGN.md §8: the gate adds the reviewers its own
+// configuration requires).
+func benchEnv(tb testing.TB) func(string) string {
+	path := filepath.Join(tb.TempDir(), "spar.toml")
+	if err := os.WriteFile(path, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return func(k string) string {
+		if k == "SPAR_CONFIG" {
+			return path
+		}
+		return ""
+	}
+}
+
 func gateOnce(tb testing.TB, dirs []string) {
-	rec := Decide(Options{Rounds: dirs})
+	gateEnv(tb, dirs, nil)
+}
+
+func gateEnv(tb testing.TB, dirs []string, getenv func(string) string) {
+	if getenv == nil {
+		getenv = benchEnv(tb)
+	}
+	rec := Decide(Options{Rounds: dirs, Getenv: getenv})
 	if rec.State != Passed {
 		tb.Fatalf("benchmark series blocked: %q", rec.Reasons[:min(3, len(rec.Reasons))])
 	}
@@ -150,10 +174,11 @@ func BenchmarkGate(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("rounds=%d", n), func(b *testing.B) {
 			dirs := benchSeries(b, n)
+			env := benchEnv(b)
 			b.ResetTimer()
 			c0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				gateOnce(b, dirs)
+				gateEnv(b, dirs, env)
 			}
 			b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 		})
@@ -174,13 +199,14 @@ func cpuTime() time.Duration {
 // reports both times and their ratio (10 means linear).
 func BenchmarkGateRatio(b *testing.B) {
 	small, large := benchSeries(b, 100), benchSeries(b, 1000)
+	env := benchEnv(b)
 	b.ResetTimer()
 	var ts, tl, cs, cl time.Duration
 	for i := 0; i < b.N; i++ {
 		t0, c0 := time.Now(), cpuTime()
-		gateOnce(b, small)
+		gateEnv(b, small, env)
 		t1, c1 := time.Now(), cpuTime()
-		gateOnce(b, large)
+		gateEnv(b, large, env)
 		ts += t1.Sub(t0)
 		tl += time.Since(t1)
 		cs += c1 - c0

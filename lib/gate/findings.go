@@ -18,6 +18,12 @@ type verdict struct {
 	// commit is set when the chain ends in fixed: closed only if the gate's
 	// head contains it (decided after every commit is known).
 	commit string
+	// dups are the findings of the duplicate chain before its fixed end,
+	// with their labels: a round of one that reviewed a head containing
+	// commit found the defect again after the "fix" (DESIGN.md §14).
+	dups []target
+	// chain is the duplicate chain as the reason shows it.
+	chain string
 }
 
 // target is one finding of a series.
@@ -111,6 +117,7 @@ func (s *seriesData) judge(start target) verdict {
 	cur := start
 	chain := []string{start.f.ID}
 	seen := map[*finding]bool{start.f: true}
+	var dups []target
 	for {
 		e := cur.r.last[cur.f.ID]
 		if e == nil {
@@ -128,10 +135,11 @@ func (s *seriesData) judge(start target) verdict {
 				return verdict{why: why}
 			}
 			if e.Disposition == "fixed" {
-				return verdict{closed: true, commit: strings.TrimSpace(e.Commit)}
+				return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: dups, chain: strings.Join(chain, " -> ")}
 			}
 			return verdict{closed: true}
 		}
+		dups = append(dups, cur)
 		t, ok := s.resolveOf(cur.r, e.Of)
 		if !ok {
 			return verdict{why: fmt.Sprintf("duplicate chain %s -> %s: %q is no finding of this round or an earlier round of the series", strings.Join(chain, " -> "), e.Of, e.Of)}
@@ -178,6 +186,18 @@ func (g *gate) findings(s *seriesData) {
 	if len(commits) > 0 {
 		contained = Contains(s.repo, s.head, commits)
 	}
+	// DESIGN.md §14: the fix commit of a duplicate chain against the head
+	// of each duplicate's round, one Contains per distinct head.
+	byHead := map[string][]string{}
+	for _, it := range items {
+		for _, d := range it.v.dups {
+			byHead[d.r.rec.Head] = append(byHead[d.r.rec.Head], it.v.commit)
+		}
+	}
+	contained2 := map[string]map[string]error{}
+	for h, cs := range byHead {
+		contained2[h] = Contains(s.repo, h, cs)
+	}
 	for _, it := range items {
 		r, f, v := it.r, it.f, it.v
 		c := g.count(f.Class)
@@ -206,6 +226,12 @@ func (g *gate) findings(s *seriesData) {
 			res = contained[v.commit]
 		}
 		if res == nil {
+			if d := refound(v, contained2); d != nil {
+				c.Open++
+				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit and %s",
+					s.display, r.name, f.Class, f.ID, v.chain, v.commit, d.r.name, d.r.rec.Head, f.Class, hint)
+				continue
+			}
 			c.Closed++
 			g.state(r, f.ID, true)
 			continue
@@ -341,4 +367,16 @@ func isAncestor(repo, commit, head string) error {
 		}
 	}
 	return err
+}
+
+// refound is the first finding of v's duplicate chain whose round reviewed
+// a head that contains v's fix commit, or nil.
+func refound(v verdict, contained map[string]map[string]error) *target {
+	for i := range v.dups {
+		d := &v.dups[i]
+		if err, ok := contained[d.r.rec.Head][v.commit]; ok && err == nil {
+			return d
+		}
+	}
+	return nil
 }

@@ -30,6 +30,9 @@ type Options struct {
 	PreviousGateDigest *string
 	// Now is the clock of decided_at.
 	Now func() time.Time
+	// Getenv is the environment the gate's own configuration is found in
+	// (lib/config: the user configuration); nil is os.Getenv.
+	Getenv func(string) string
 }
 
 // seriesData is one series of the list.
@@ -43,7 +46,8 @@ type seriesData struct {
 	latest  *roundData   // latest counted round (else the latest published one)
 	input   []*roundData // latest and its reruns: the series' latest input
 	repo    string
-	head    string // the gate's head for this series
+	head    string // the gate's head for this series ("" when it does not resolve)
+	headErr error  // why the repository's HEAD does not resolve
 	expect  *string
 }
 
@@ -94,6 +98,8 @@ type gate struct {
 	// states is what the gate decided about each finding of each listed,
 	// published round: the SARIF export's suppressions.
 	states map[*roundData]map[string]sarif.State
+	// configs is the gate's own configuration per repository (trust.go).
+	configs map[string]configResult
 }
 
 // reason adds one blocked reason. It is one line: a control character that
@@ -176,7 +182,6 @@ func (s *seriesData) pickLatest() {
 	}
 	if s.latest != nil {
 		s.repo = s.latest.rec.Repo
-		s.head = s.latest.rec.Head
 	}
 }
 
@@ -224,17 +229,19 @@ func (g *gate) decide() {
 		}
 		g.rec.Rounds = append(g.rec.Rounds, ref)
 	}
-	g.resolveExpectHead()
+	g.resolveHeads()
 	fix := g.fixedList()
 	for _, s := range g.series {
 		g.listedProblems(s, fix)
 		g.missingRounds(s, fix)
 		g.removedRounds(s)
-		g.expectHeadMismatch(s)
+		g.headMismatch(s)
 		g.staleDocuments(s)
+		g.rederive(s)
 		g.findings(s)
 		g.agentInputs(s)
 		g.requiredReviewers(s)
+		g.noReview(s)
 		g.growth(s)
 	}
 }
@@ -366,10 +373,36 @@ func (g *gate) missingRounds(s *seriesData, fix string) {
 	}
 }
 
-// resolveExpectHead resolves --expect-head in each series' repository (G27:
-// an unresolvable revision is a blocked reason, never read as an option).
-func (g *gate) resolveExpectHead() {
+// resolveHeads decides each series' head (DESIGN.md §8): --expect-head
+// resolved in the series' repository (G27: an unresolvable revision is a
+// blocked reason, never read as an option), else the HEAD of the series'
+// repository, what is checked out there: never the latest round's head,
+// so commits made after the last review cannot pass unseen.
+func (g *gate) resolveHeads() {
 	if !g.opts.ExpectHeadGiven {
+		type res struct {
+			id  string
+			err error
+		}
+		byRepo := map[string]res{}
+		for _, s := range g.series {
+			if s.latest == nil {
+				continue
+			}
+			r, done := byRepo[s.repo]
+			if !done {
+				r.id, r.err = gitx.ResolveCommit(s.repo, "HEAD")
+				byRepo[s.repo] = r
+			}
+			s.head, s.headErr = r.id, r.err
+			if g.rec.Head == nil {
+				g.rec.Head = &Head{Source: HeadFromRepo}
+				if r.err == nil {
+					id := r.id
+					g.rec.Head.Commit = &id
+				}
+			}
+		}
 		return
 	}
 	g.rec.ExpectHead = &ExpectHead{Rev: g.opts.ExpectHead}
@@ -389,6 +422,7 @@ func (g *gate) resolveExpectHead() {
 		s.expect = c
 		if first {
 			g.rec.ExpectHead.Commit = c
+			g.rec.Head = &Head{Commit: c, Source: HeadFromExpect}
 			first = false
 		}
 		if c != nil {
@@ -397,8 +431,24 @@ func (g *gate) resolveExpectHead() {
 	}
 }
 
-func (g *gate) expectHeadMismatch(s *seriesData) {
-	if !g.opts.ExpectHeadGiven || s.latest == nil {
+// headMismatch: DESIGN.md §8, the series' latest round reviewed another
+// head than the gate's head. Without --expect-head the gate's head is the
+// repository's HEAD: commits made after the last review block until a new
+// round reviews them.
+func (g *gate) headMismatch(s *seriesData) {
+	if s.latest == nil {
+		return
+	}
+	if !g.opts.ExpectHeadGiven {
+		if s.headErr != nil {
+			g.reason("%s: the HEAD of the repository %s does not resolve to a commit (%v), so the gate has no head to hold round %s against; to clear: check out the reviewed work there, or give the head the work must be at: spar gate ... --expect-head REV",
+				s.display, s.repo, s.headErr, s.latest.name)
+			return
+		}
+		if s.head != s.latest.rec.Head {
+			g.reason("%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
+				s.display, s.latest.name, s.latest.rec.Head, s.head, s.runCommand(s.latest.rec.Base, s.head))
+		}
 		return
 	}
 	if s.expect == nil {
@@ -439,27 +489,39 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// requiredReviewers: each configured_required reviewer of the series'
-// latest counted round has a completed review of the series' latest input
-// (that round or its reruns) or a waiver in one of those rounds.
+// requiredReviewers: each required reviewer has a completed review of the
+// series' latest input (the latest counted round or its reruns) or a waiver
+// in one of those rounds. The required reviewers are the round's
+// configured_required plus those of the configuration the gate itself sees
+// (DESIGN.md §8: whoever runs the gate decides what it requires). A native
+// review counts only when recorded from a transcript without warnings
+// (DESIGN.md §14, countsAsReview).
 func (g *gate) requiredReviewers(s *seriesData) {
 	if s.latest == nil {
 		return
 	}
-	for _, req := range s.latest.rec.Config.ConfiguredRequired {
+	for _, req := range g.required(s) {
 		out := Required{Series: s.display, Name: req.Name, Preset: req.Preset, Status: ReviewerMissing}
 		status, where := "not a reviewer of the round", s.latest
+		doubt := ""
 		for _, r := range s.input {
 			for _, rv := range r.rec.Reviewers {
 				if rv.Name != req.Name {
 					continue
 				}
 				if rv.Status == "completed" && rv.Preset == req.Preset && out.Status == ReviewerMissing {
-					name := r.name
-					out.Status, out.Round = ReviewerCompleted, &name
+					if ok, why := countsAsReview(rv); ok {
+						name := r.name
+						out.Status, out.Round = ReviewerCompleted, &name
+					} else if doubt == "" {
+						doubt, where = why, r
+					}
 				}
 				if rv.Status != "not_run" || status == "not a reviewer of the round" {
-					status, where = rv.Status, r
+					status = rv.Status
+					if doubt == "" {
+						where = r
+					}
 				}
 			}
 		}
@@ -478,12 +540,18 @@ func (g *gate) requiredReviewers(s *seriesData) {
 			continue
 		}
 		dir := shellQuote(s.dirOf(s.latest))
+		waive := "spar waive " + dir + " --reviewer " + shellQuote(req.Name) + " --user-quote WORDS"
+		if doubt != "" {
+			g.reason("%s: round %s: required reviewer %s (%s) completed, but %s: a native review counts only when recorded from the subagent's transcript showing prompt.md read and no other warning; to clear: review again in a new round and record the transcript (%s, then spar record ROUND --reviewer %s --transcript FILE), or with the user's words: %s",
+				s.display, where.name, req.Name, req.Preset, doubt, s.runCommand(s.latest.rec.Base, s.latest.rec.Head), shellQuote(req.Name), waive)
+			continue
+		}
 		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head, req.Name)
 		if status == "pending" {
-			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE (or --result FILE)"
+			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE"
 		}
-		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s, or with the user's words: spar waive %s --reviewer %s --user-quote WORDS",
-			s.display, s.latest.name, req.Name, req.Preset, status, clear, dir, shellQuote(req.Name))
+		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s, or with the user's words: %s",
+			s.display, s.latest.name, req.Name, req.Preset, status, clear, waive)
 	}
 }
 

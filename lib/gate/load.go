@@ -26,14 +26,17 @@ const (
 
 // roundData is one round folder as read once by the gate.
 type roundData struct {
-	abs     string // absolute folder
-	name    string // folder name
-	state   state
-	err     error // why unfinished or unreadable
-	rec     *round.Record
-	finds   []finding
-	ledger  []round.LedgerEntry
-	waivers []round.Waiver
+	abs   string // absolute folder
+	name  string // folder name
+	state state
+	err   error // why unfinished or unreadable
+	rec   *round.Record
+	finds []finding
+	// findingsRaw is findings.json's bytes (verified against
+	// findings_sha256): the re-derivation compares them (trust.go).
+	findingsRaw []byte
+	ledger      []round.LedgerEntry
+	waivers     []round.Waiver
 	// waiversErr is a waivers.jsonl that G32 does not accept.
 	waiversErr error
 	// byID indexes finds; last is the deciding ledger line per finding.
@@ -155,7 +158,7 @@ func readRound(dir string) *roundData {
 		return d
 	}
 	d.state = published
-	d.finds, d.ledger = finds, led
+	d.finds, d.ledger, d.findingsRaw = finds, led, b
 	d.waivers, _, d.waiversErr = round.ReadWaivers(dir)
 	d.waiversErr = pathFreeOrNil(d.waiversErr)
 	d.byID = make(map[string]*finding, len(finds))

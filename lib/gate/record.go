@@ -27,7 +27,10 @@ type Record struct {
 	Findings          ClassCounts `json:"findings"`
 	AutoDeferred      int         `json:"auto_deferred"`
 	Growth            []Growth    `json:"growth"`
-	ExpectHead        *ExpectHead `json:"expect_head"`
+	// Head is the gate's head of the first series and where it came from
+	// (DESIGN.md §8: --expect-head, else the repository's HEAD).
+	Head       *Head       `json:"head"`
+	ExpectHead *ExpectHead `json:"expect_head"`
 	// PreviousGateDigest is the sha256 of the bytes of the gate record that
 	// --out replaced (G28), or null.
 	PreviousGateDigest *string `json:"previous_gate_digest"`
@@ -96,4 +99,17 @@ type Growth struct {
 type ExpectHead struct {
 	Rev    string  `json:"rev"`
 	Commit *string `json:"commit"`
+}
+
+// Sources of the gate's head.
+const (
+	HeadFromExpect = "expect-head"
+	HeadFromRepo   = "repository HEAD"
+)
+
+// Head is the gate's head: the commit the rounds are held against (null
+// when it does not resolve) and its source, HeadFromExpect or HeadFromRepo.
+type Head struct {
+	Commit *string `json:"commit"`
+	Source string  `json:"source"`
 }

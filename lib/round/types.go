@@ -123,6 +123,9 @@ type Reviewer struct {
 	RunReason string `json:"run_reason,omitempty"`
 	// Tools are the tools and item kinds seen in the run (G10).
 	Tools []string `json:"tools,omitempty"`
+	// RecordedFrom is how spar record took a native result: "transcript"
+	// or "result" (envelope.ReviewerRun.RecordedFrom); absent otherwise.
+	RecordedFrom string `json:"recorded_from,omitempty"`
 	// Usage is the total of this reviewer's attempts (SumUsage); null in
 	// records written before it existed.
 	Usage *UsageTotal `json:"usage"`

@@ -1,0 +1,330 @@
+package gate
+
+// What the gate refuses to trust (DESIGN.md §14, docs/trust.md "The
+// gate"): the driver is often the agent whose work is under review, running
+// as the same user, so the gate decides from what it can recompute — the
+// configuration it sees itself, the reviewers' raw results, the round's
+// recorded inputs — and never from a status or a class a record merely says.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/jaekit/spar/lib/classify"
+	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/resultcheck"
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/transcript"
+)
+
+// required is the series' required reviewers: configured_required of its
+// latest counted round, then each required reviewer of the configuration
+// the gate itself sees (lib/config.Load for the series' repository: the
+// user configuration and the project's .jaekit/spar.toml) that the round
+// does not already name. A configuration the gate cannot read blocks: the
+// gate would not know what it requires.
+func (g *gate) required(s *seriesData) []envelope.RequiredReviewer {
+	out := append([]envelope.RequiredReviewer{}, s.latest.rec.Config.ConfiguredRequired...)
+	cfg, err := g.config(s.repo)
+	if err != nil {
+		g.reason("%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it (spar config --repo %s shows what it reads)",
+			s.display, s.repo, oneLine(err.Error()), shellQuote(s.repo))
+		return out
+	}
+	have := map[envelope.RequiredReviewer]bool{}
+	for _, r := range out {
+		have[r] = true
+	}
+	for _, r := range cfg.ConfiguredRequired {
+		if !have[r] {
+			have[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+type configResult struct {
+	cfg *envelope.Config
+	err error
+}
+
+// config loads the gate's own configuration once per repository.
+func (g *gate) config(repo string) (*envelope.Config, error) {
+	if g.configs == nil {
+		g.configs = map[string]configResult{}
+	}
+	if c, ok := g.configs[repo]; ok {
+		return c.cfg, c.err
+	}
+	getenv := g.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	cfg, err := config.Load(config.Options{Repo: repo, Getenv: getenv})
+	g.configs[repo] = configResult{cfg, err}
+	return cfg, err
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "spar-config: ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// countsAsReview reports whether a completed reviewer's review counts for
+// the gate (DESIGN.md §14): a native review only when spar record took it
+// from the subagent's transcript and the transcript gave no warning (a
+// transcript that does not show prompt.md read has prompt_not_read). A
+// result file is whatever the driver wrote. why says what is missing.
+func countsAsReview(rv round.Reviewer) (ok bool, why string) {
+	if rv.Preset != "native" {
+		return true, ""
+	}
+	switch rv.RecordedFrom {
+	case "transcript":
+	case "result":
+		return false, "its review was recorded from a result file (spar record --result), not from the subagent's transcript"
+	default:
+		return false, "round.json does not say it was recorded from a transcript"
+	}
+	if len(rv.Warnings) == 0 {
+		return true, ""
+	}
+	var kinds []string
+	for _, w := range rv.Warnings {
+		k := w.Kind
+		if k == transcript.KindPromptNotRead {
+			k += " (the transcript does not show prompt.md read)"
+		} else if w.Tool != "" {
+			k += " (" + w.Tool + ")"
+		}
+		kinds = append(kinds, k)
+	}
+	return false, "its transcript has the warning " + strings.Join(kinds, ", ")
+}
+
+// noReview: DESIGN.md §8, a gate never passes where no reviewer completed a
+// review of the series' latest input (its latest counted round and that
+// round's reruns): every reviewer unavailable, invalid_output, failed,
+// timed_out, pending, or a native review that does not count.
+func (g *gate) noReview(s *seriesData) {
+	if s.latest == nil {
+		return
+	}
+	var states []string
+	pending := ""
+	for _, r := range s.input {
+		for _, rv := range r.rec.Reviewers {
+			if rv.Status == "completed" {
+				if ok, _ := countsAsReview(rv); ok || waived(s, rv) {
+					// A native review that does not count on its own
+					// counts once the user vouched for it (spar waive).
+					return
+				}
+				states = append(states, rv.Name+" completed from what does not count")
+				continue
+			}
+			if rv.Status == "not_run" {
+				continue
+			}
+			states = append(states, rv.Name+" "+rv.Status)
+			if rv.Status == "pending" && pending == "" {
+				pending = "spar record " + shellQuote(s.dirOf(r)) + " --reviewer " + shellQuote(rv.Name) + " --transcript FILE"
+			}
+		}
+	}
+	if len(states) == 0 {
+		states = append(states, "the round has no reviewer")
+	}
+	clear := "run the reviewers again: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head)
+	if pending != "" {
+		clear = "record the pending review: " + pending + ", or " + clear
+	}
+	g.reason("%s: round %s: no reviewer completed a review of the series' latest input (%s), and a gate never passes without one; to clear: %s",
+		s.display, s.latest.name, strings.Join(states, ", "), clear)
+}
+
+// rederive: DESIGN.md §14 item 2. For each round of the series' latest
+// input, the gate re-runs what spar-check and spar-classify did, with the
+// same library calls, from each reviewer's raw result as received
+// (<reviewer>/result.json) and the round's recorded inputs (its commits'
+// trees, documents with their names and lines, check paths, criteria IDs,
+// angles, standpoints: all in round.json), and blocks when a reviewer's
+// status, its count of findings or findings.json do not follow.
+//
+// Only the latest input is re-derived: it decides the required reviewers
+// and the head, and it keeps the gate linear (one git ls-tree per commit of
+// those rounds, not per round of the series). Earlier rounds' records are
+// held by their sha256 and counts (readRound).
+func (g *gate) rederive(s *seriesData) {
+	for _, r := range s.input {
+		g.rederiveRound(s, r)
+	}
+}
+
+func (g *gate) rederiveRound(s *seriesData, r *roundData) {
+	rec := r.rec
+	clear := "restore the round's records as spar wrote them, or run a new round: " + s.runCommand(rec.Base, rec.Head)
+	check := resultcheck.Round{Head: rec.Head, Angles: rec.Config.Angles, Standpoints: rec.Standpoints}
+	results := make([]envelope.Result, 0, len(rec.Reviewers))
+	var bad []string
+	for _, rv := range rec.Reviewers {
+		if err := config.CheckName(rv.Name); err != nil {
+			g.reason("%s: round %s: round.json names the reviewer %q, which is not a reviewer name (%v); to clear: %s", s.display, r.name, rv.Name, err, clear)
+			return
+		}
+		run := envelope.ReviewerRun{Reviewer: rv.Name, Preset: rv.Preset, Status: rv.RunStatus, Reason: rv.RunReason}
+		if run.Status == "" {
+			// Records older than run_status keep only the final status.
+			run.Status, run.Reason = rv.Status, rv.Reason
+		}
+		if run.Status == resultcheck.Completed {
+			b, err := round.ReadFile(filepath.Join(r.abs, rv.Name, "result.json"))
+			switch {
+			case err == nil:
+				text := string(b)
+				run.Result = &text
+			case !errors.Is(err, fs.ErrNotExist):
+				g.reason("%s: round %s: the result of reviewer %s cannot be read (%v); to clear: %s", s.display, r.name, rv.Name, pathFree(err), clear)
+				return
+			}
+		}
+		res := resultcheck.Check(check, run)
+		if res.Status != rv.Status {
+			there := res.Status
+			if res.Reason != "" {
+				there += " (" + res.Reason + ")"
+			}
+			bad = append(bad, fmt.Sprintf("reviewer %s is %s there, %s here", rv.Name, there, rv.Status))
+		}
+		results = append(results, res)
+	}
+	if len(bad) > 0 {
+		g.reason("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
+		return
+	}
+	run := &envelope.Run{
+		Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
+		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: rec.Links.CriteriaIDs,
+	}
+	derived, err := classify.Classify(run, results)
+	if err != nil {
+		g.reason("%s: round %s: its findings cannot be derived again from the reviewers' results and the round's inputs (%s); to clear: %s", s.display, r.name, oneLine(err.Error()), clear)
+		return
+	}
+	if derived == nil {
+		derived = []envelope.Finding{}
+	}
+	per := map[string]int{}
+	for _, f := range derived {
+		per[f.Reviewer]++
+	}
+	for _, rv := range rec.Reviewers {
+		if rv.Findings != per[rv.Name] && rv.Status != "not_run" {
+			bad = append(bad, fmt.Sprintf("reviewer %s has %d findings there, %d here", rv.Name, per[rv.Name], rv.Findings))
+		}
+	}
+	if len(bad) > 0 {
+		g.reason("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
+		return
+	}
+	want, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: derived})
+	if err != nil || string(want) == string(r.findingsRaw) {
+		return
+	}
+	g.reason("%s: round %s: findings.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, findingsDiff(derived, r), clear)
+}
+
+// findingsDiff says how findings.json differs from the derived findings:
+// the classes first ("claude-F1 is defect there, note here"), then any
+// other field, at most three findings.
+func findingsDiff(derived []envelope.Finding, r *roundData) string {
+	var out []string
+	add := func(format string, a ...any) {
+		if len(out) < 3 {
+			out = append(out, fmt.Sprintf(format, a...))
+		} else if len(out) == 3 {
+			out = append(out, "…")
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range derived {
+		seen[d.ID] = true
+		f := r.byID[d.ID]
+		switch {
+		case f == nil:
+			add("%s is %s there, missing here", d.ID, d.Class)
+		case f.Class != d.Class:
+			add("%s is %s there, %s here", d.ID, d.Class, f.Class)
+		case f.LocationUnreadable != d.LocationUnreadable:
+			add("%s has location_unreadable %t there, %t here", d.ID, d.LocationUnreadable, f.LocationUnreadable)
+		}
+	}
+	for _, f := range r.finds {
+		if !seen[f.ID] {
+			add("%s is not there, %s here", f.ID, f.Class)
+		}
+	}
+	if len(out) > 0 {
+		return strings.Join(out, "; ")
+	}
+	// Same IDs and classes: name the fields that differ.
+	var rec round.Findings
+	if err := json.Unmarshal(r.findingsRaw, &rec); err != nil {
+		return "findings.json does not decode (" + err.Error() + ")"
+	}
+	byID := map[string]envelope.Finding{}
+	for _, f := range rec.Findings {
+		byID[f.ID] = f
+	}
+	for i, d := range derived {
+		fields := diffFields(d, byID[d.ID])
+		if len(fields) > 0 {
+			add("%s differs in %s", d.ID, strings.Join(fields, ", "))
+		} else if i < len(rec.Findings) && rec.Findings[i].ID != d.ID {
+			add("%s is finding %d there, not here", d.ID, i+1)
+		}
+	}
+	if len(out) == 0 {
+		return "its bytes are not the ones spar writes for these findings"
+	}
+	return strings.Join(out, "; ")
+}
+
+// diffFields lists the JSON members of two findings that differ.
+func diffFields(a, b envelope.Finding) []string {
+	var ma, mb map[string]json.RawMessage
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ja, &ma)
+	_ = json.Unmarshal(jb, &mb)
+	var out []string
+	for k, v := range ma {
+		if string(mb[k]) != string(v) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// waived reports whether the user waived rv in a round of the series' latest input.
+func waived(s *seriesData, rv round.Reviewer) bool {
+	for _, r := range s.input {
+		for _, w := range r.waivers {
+			if w.Reviewer == rv.Name && w.Preset == rv.Preset {
+				return true
+			}
+		}
+	}
+	return false
+}
