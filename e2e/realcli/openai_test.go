@@ -543,10 +543,24 @@ func init() {
 		"answer": func(m *openaiMock, w http.ResponseWriter, r *request) {
 			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
 		},
-		// secret: a shell call that reads a file outside the workspace.
+		// secret: a shell call that reads a file outside the workspace,
+		// then one that reads a workspace file, then the result.
 		"secret": func(m *openaiMock, w http.ResponseWriter, r *request) {
-			if len(r.Output) == 0 {
+			switch len(r.Output) {
+			case 0:
 				openaiSSE(w, r, shellCall(r, "cat "+m.secret))
+			case 1:
+				openaiSSE(w, r, shellCall(r, "cat "+m.read))
+			default:
+				openaiSSE(w, r, openaiMessage(goodResult(r.Head)))
+			}
+		},
+		// network: a shell call that fetches a page of another host
+		// through the mock as its proxy (logged as "spar-probe.invalid/
+		// from-command", never resolved), then the result.
+		"network": func(m *openaiMock, w http.ResponseWriter, r *request) {
+			if len(r.Output) == 0 {
+				openaiSSE(w, r, shellCall(r, `curl -sS -m 5 -x "${OPENAI_MOCK_URL:?}" http://spar-probe.invalid/from-command`))
 				return
 			}
 			openaiSSE(w, r, openaiMessage(goodResult(r.Head)))

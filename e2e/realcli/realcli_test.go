@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -143,6 +144,15 @@ func params(dir, cliExe string) testscript.Params {
 				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
 		},
 		Cmds: cmds,
+		// [landlock]: the kernel offers Landlock, so spar's sandbox
+		// confines the reviewers (docs/sandbox.md).
+		Condition: func(cond string) (bool, error) {
+			if cond == "landlock" {
+				_, ok := sandbox.Available()
+				return ok, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	}
 }
 

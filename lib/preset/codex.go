@@ -31,8 +31,9 @@ import (
 type codex struct{}
 
 // codexKinds are the item kinds a codex reviewer may produce (G10). Its
-// command items run inside --sandbox read-only; "error" items are the
-// CLI's warnings, not tools.
+// command items run under spar's Landlock sandbox (or codex's own
+// read-only sandbox where that does not apply: codexSandbox); "error"
+// items are the CLI's warnings, not tools.
 var codexKinds = []string{"agent_message", "reasoning", "command_execution", "todo_list", "error"}
 
 // codexFlags keep a codex reviewer to the workspace and to the model
@@ -61,9 +62,24 @@ func (codex) Name() string          { return "codex" }
 func (codex) Isolation() string     { return "verified" }
 func (codex) VersionArgs() []string { return []string{"--version"} }
 
+// codexSandbox is the --sandbox codex runs the model's commands in
+// (docs/sandbox.md, codex): under spar's Landlock sandbox (c.Confined)
+// danger-full-access, since codex's own sandbox, bubblewrap, cannot start
+// under Landlock (it changes mounts: "bwrap: Failed to make / slave") and
+// its read-only mode lets a command read any file anyway; Landlock then
+// confines the commands to the workspace, the system and codex's state
+// folders. Where spar's sandbox does not apply (SPAR_SANDBOX=off, no
+// Landlock, not Linux) read-only: codex's own sandbox, better than none.
+func codexSandbox(c Call) string {
+	if c.Confined {
+		return "danger-full-access"
+	}
+	return "read-only"
+}
+
 func (codex) Invoke(c Call) Invocation {
 	args := []string{c.Exe, "exec", "--json", "--output-schema", c.SchemaPath,
-		"--sandbox", "read-only", "--skip-git-repo-check", "-C", c.Workspace}
+		"--sandbox", codexSandbox(c), "--skip-git-repo-check", "-C", c.Workspace}
 	args = append(args, codexFlags...)
 	if set(c.Model) {
 		args = append(args, "-m", *c.Model)
@@ -73,7 +89,7 @@ func (codex) Invoke(c Call) Invocation {
 	}
 	args = append(args, "-")
 	in := c.Input.Text
-	return Invocation{Args: args, Stdin: &in}
+	return Invocation{Args: args, Stdin: &in, Confined: c.Confined}
 }
 
 func (codex) NewMonitor() Monitor { return &codexMonitor{} }

@@ -28,12 +28,20 @@ type Call struct {
 	// TimeoutSeconds is the reviewer's time limit (agy passes it on as
 	// --print-timeout); 0 for none.
 	TimeoutSeconds int
+	// Confined says that spar's Landlock sandbox will confine the process
+	// (lib/sandbox.Confines, decided before the attempt starts;
+	// docs/sandbox.md): codex then runs without a sandbox of its own.
+	Confined bool
 }
 
 // Invocation is the process one attempt runs.
 type Invocation struct {
 	Args  []string // Args[0] is the executable
 	Stdin *string  // nil: /dev/null
+	// Confined: the invocation relies on spar's Landlock sandbox (codex's
+	// --sandbox danger-full-access); the launcher refuses to start it
+	// when the ruleset cannot be applied after all.
+	Confined bool
 }
 
 // Outcome is what a monitor read from the output once the process ended.

@@ -53,6 +53,17 @@ func TestInvocations(t *testing.T) {
 	if strings.Join(co.Args, " ") != "/x exec --json --output-schema /r/schema.json --sandbox read-only --skip-git-repo-check -C /r/workspace "+strings.Join(codexFlags, " ")+" -m mod -c model_reasoning_effort=high -" || *co.Stdin != "IN" {
 		t.Errorf("codex: %q", co.Args)
 	}
+	// Under spar's Landlock sandbox codex applies none of its own
+	// (docs/sandbox.md, codex), and the launcher must apply the ruleset.
+	c.Confined = true
+	co = codex{}.Invoke(c)
+	if strings.Join(co.Args, " ") != "/x exec --json --output-schema /r/schema.json --sandbox danger-full-access --skip-git-repo-check -C /r/workspace "+strings.Join(codexFlags, " ")+" -m mod -c model_reasoning_effort=high -" || !co.Confined {
+		t.Errorf("codex confined: %q %v", co.Args, co.Confined)
+	}
+	if (claude{}).Invoke(c).Confined {
+		t.Error("claude's invocation does not rely on the sandbox")
+	}
+	c.Confined = false
 	// G21: an empty effort is not passed.
 	c.Effort = &empty
 	if a := strings.Join(codex{}.Invoke(c).Args, " "); strings.Contains(a, "model_reasoning_effort") {

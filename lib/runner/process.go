@@ -117,6 +117,7 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 	}
 	defer os.RemoveAll(scratch)
 	box.Scratch = scratch
+	box.Require = inv.Confined
 	policy := sandbox.For(box)
 	policy.GraceMS = Grace.Milliseconds()
 	outR, outW, err := os.Pipe()

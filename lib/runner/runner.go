@@ -20,6 +20,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/sandbox"
 )
 
 // VersionLimit is the most the version check may take (G19); a variable
@@ -268,6 +269,9 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 		Exe: exe, Model: model, Effort: r.Config.Effort, Input: r.Input, Argv: argv,
 		Prompt: r.Prompt, Workspace: r.Workspace, SchemaPath: r.SchemaPath, SchemaText: r.SchemaText,
 		TimeoutSeconds: r.Config.TimeoutSeconds,
+		// Whether spar's Landlock sandbox will confine it (codex picks
+		// its own --sandbox by it); the launcher's report is the record.
+		Confined: sandbox.Confines(),
 	})
 	stdoutF, err := os.OpenFile(filepath.Join(r.Dir, "stdout"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

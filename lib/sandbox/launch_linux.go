@@ -55,7 +55,12 @@ func launch(spec string, argv []string) int {
 	// PID namespace is another process's. The thread stays locked: the
 	// runtime never reuses it unrestricted.
 	runtime.LockOSThread()
-	report("sandbox %s", applyLandlock(p))
+	applied := applyLandlock(p)
+	report("sandbox %s", applied)
+	if why := unmet(p, applied); why != "" {
+		report("start %s", why)
+		return 127
+	}
 
 	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	cmd.Env = reviewerEnv(os.Environ(), p.Scratch)
@@ -101,6 +106,17 @@ func launch(spec string, argv []string) int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// unmet is why a reviewer whose policy has Require must not start once the
+// launcher applied what applied says ("" when it may): its invocation
+// relies on the ruleset (codex's --sandbox danger-full-access) and never
+// runs without it.
+func unmet(p Policy, applied string) string {
+	if p.Require && !strings.HasPrefix(applied, "landlock ") {
+		return "the reviewer relies on spar's Landlock ruleset, which was not applied (" + applied + ")"
+	}
+	return ""
 }
 
 // signalAll sends sig to every process of the reviewer's tree: as the init
@@ -184,9 +200,6 @@ const maxABI = 11
 // and says what it applied: "landlock ABI n", or "none: <why>". The network
 // is not restricted: the CLIs need their APIs (docs/sandbox.md).
 func applyLandlock(p Policy) string {
-	if p.NoLandlock != "" {
-		return "none: " + p.NoLandlock
-	}
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		why := "the kernel has no Landlock"
@@ -223,8 +236,7 @@ func applyLandlock(p Policy) string {
 	add(p.Read, landlock.RODirs, landlock.ROFiles, same)
 	add(p.Write, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithRefer() })
 	add(p.Devices, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithIoctlDev() })
-	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}.BestEffort()
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err := rulesetConfig.NewRulesetFD(rules...)
 	if err != nil {
 		return "none: the kernel refused the Landlock ruleset: " + err.Error()
 	}
@@ -239,6 +251,24 @@ func applyLandlock(p Policy) string {
 		return "none: the kernel refused the Landlock ruleset: " + err.Error()
 	}
 	return fmt.Sprintf("landlock ABI %d", abi)
+}
+
+// rulesetConfig is what the launcher restricts: every filesystem right and
+// IPC scope of the newest ABI, down to what the kernel has.
+var rulesetConfig = landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}.BestEffort()
+
+// probeLandlock says whether the kernel offers Landlock and creates a
+// ruleset of rulesetConfig (then closed, never applied): Confines' check.
+func probeLandlock() bool {
+	if _, ok := Available(); !ok {
+		return false
+	}
+	fd, _, err := rulesetConfig.NewRulesetFD()
+	if err != nil || fd < 0 {
+		return false
+	}
+	unix.Close(fd)
+	return true
 }
 
 // Available says whether the kernel offers Landlock, and its ABI.

@@ -13,6 +13,9 @@ func launch(string, []string) int { return 127 }
 // Available: Landlock is Linux's.
 func Available() (int, bool) { return 0, false }
 
+// probeLandlock: no Landlock off Linux.
+func probeLandlock() bool { return false }
+
 // Run is one reviewer process; off Linux it runs without the launcher.
 type Run struct {
 	Cmd *exec.Cmd

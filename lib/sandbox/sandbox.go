@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // EnvVar turns the sandbox off for debugging (value "off") or keeps only its
@@ -45,18 +46,12 @@ type Policy struct {
 	// GraceMS is how long the launcher lets the reviewer's processes end
 	// after SIGTERM before it kills them.
 	GraceMS int64 `json:"grace_ms"`
-	// NoLandlock, when set, is why this reviewer gets no Landlock ruleset
-	// (its processes are still contained): recorded as "none: <it>".
-	NoLandlock string `json:"no_landlock,omitempty"`
+	// Require, when set, makes the launcher refuse to start the reviewer
+	// when it cannot apply the Landlock ruleset: the reviewer's invocation
+	// relies on it (codex's --sandbox danger-full-access, chosen because
+	// Confines said yes) and must never run unconfined instead.
+	Require bool `json:"require,omitempty"`
 }
-
-// CodexNoLandlock is why a codex reviewer gets no Landlock ruleset: codex
-// (0.169) runs the model's commands in its own sandbox, bubblewrap with a
-// mount namespace, and Landlock forbids every mount change, so under a
-// ruleset each command fails ("Failed to make / slave"); codex's
-// Landlock-only fallback refuses read-restricted runs ("requires bubblewrap
-// to isolate app-server sockets"). docs/sandbox.md, what it cannot cover.
-const CodexNoLandlock = "codex runs its commands in its own bubblewrap sandbox, which cannot start under Landlock"
 
 // Reviewer is what the policy of one reviewer process is built from.
 type Reviewer struct {
@@ -71,6 +66,9 @@ type Reviewer struct {
 	// the home folder itself, gets only its own file.
 	Protect []string
 	Getenv  func(string) string
+	// Require: the invocation relies on the Landlock ruleset
+	// (preset.Invocation.Confined); see Policy.Require.
+	Require bool
 }
 
 // systemRead are the system folders every reviewer reads and executes from:
@@ -104,17 +102,15 @@ func StateFolders(preset, home string, getenv func(string) string) (dirs, files 
 		return []string{filepath.Join(home, ".claude")},
 			[]string{filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude.json.backup")}
 	case "codex":
-		// codex's own sandbox (codex-linux-sandbox, for its command items
-		// under --sandbox read-only) keeps bubblewrap's state in
-		// /tmp/codex-daemon-<uid>, whatever TMPDIR says.
-		daemon := filepath.Join("/tmp", fmt.Sprintf("codex-daemon-%d", os.Getuid()))
+		// Under Landlock codex runs with --sandbox danger-full-access: no
+		// bubblewrap of its own, so no /tmp/codex-daemon-<uid> either.
 		if d := getenv("CODEX_HOME"); d != "" {
-			return []string{d, daemon}, nil
+			return []string{d}, nil
 		}
 		if home == "" {
-			return []string{daemon}, nil
+			return nil, nil
 		}
-		return []string{filepath.Join(home, ".codex"), daemon}, nil
+		return []string{filepath.Join(home, ".codex")}, nil
 	case "agy":
 		return []string{filepath.Join(home, ".gemini")}, nil
 	}
@@ -148,10 +144,7 @@ func For(r Reviewer) Policy {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	p := Policy{Scratch: r.Scratch}
-	if r.Preset == "codex" {
-		p.NoLandlock = CodexNoLandlock
-	}
+	p := Policy{Scratch: r.Scratch, Require: r.Require}
 	p.Read = append(p.Read, systemRead...)
 	// The targets of /etc's symlinks that point out of it (resolv.conf into
 	// /run on systemd machines), one file each.
@@ -250,6 +243,26 @@ func Main() {
 	}
 	hooked = true
 }
+
+// Confines says, before a reviewer starts, whether spar's Landlock ruleset
+// will confine it: the sandbox is not turned off, this program carries the
+// launcher, and the kernel offers Landlock and accepts a ruleset of the
+// rights the launcher handles (probed once). A preset whose invocation
+// depends on it learns it through preset.Call.Confined (codex chooses its
+// own --sandbox by it); the launcher's report afterwards stays the record,
+// and a reviewer started with Require never runs without the ruleset.
+func Confines() bool {
+	if CurrentMode() == Off || !hooked || goos != "linux" {
+		return false
+	}
+	probeOnce.Do(func() { probed = probeLandlock() })
+	return probed
+}
+
+var (
+	probeOnce sync.Once
+	probed    bool
+)
 
 // goos is runtime.GOOS, a variable for the tests.
 var goos = runtime.GOOS

@@ -276,13 +276,14 @@ func TestStateFolders(t *testing.T) {
 	if !contains(p.Write, filepath.Join(home, ".codex")) {
 		t.Errorf("%v", p.Write)
 	}
-	if p.NoLandlock != CodexNoLandlock || !contains(p.Write, fmt.Sprintf("/tmp/codex-daemon-%d", os.Getuid())) {
+	// No bubblewrap of codex's own under Landlock: no daemon folder.
+	if contains(p.Write, fmt.Sprintf("/tmp/codex-daemon-%d", os.Getuid())) || p.Require {
 		t.Errorf("codex: %+v", p)
 	}
-	p = For(Reviewer{Preset: "claude", Home: home, Getenv: env})
-	if p.NoLandlock != "" {
-		t.Errorf("claude: %+v", p)
+	if p := For(Reviewer{Preset: "codex", Home: home, Getenv: env, Require: true}); !p.Require {
+		t.Errorf("codex, required: %+v", p)
 	}
+	p = For(Reviewer{Preset: "claude", Home: home, Getenv: env})
 	if !contains(p.Write, filepath.Join(home, ".claude")) || !contains(p.Write, filepath.Join(home, ".claude.json")) {
 		t.Errorf("%v", p.Write)
 	}
@@ -310,4 +311,39 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Confines predicts the launcher: no with SPAR_SANDBOX=off, yes where the
+// kernel has Landlock (this test binary carries the launcher), and then a
+// reviewer run under it is confined.
+func TestConfines(t *testing.T) {
+	t.Setenv(EnvVar, "off")
+	if Confines() {
+		t.Error("confines with SPAR_SANDBOX=off")
+	}
+	t.Setenv(EnvVar, "")
+	_, ok := Available()
+	if Confines() != ok {
+		t.Fatalf("Confines %v, Landlock available %v", Confines(), ok)
+	}
+	if !ok {
+		t.Skip("no Landlock on this kernel")
+	}
+	_, _, rep := box(t, t.TempDir(), "true", nil)
+	if !strings.HasPrefix(rep.Sandbox, "landlock ABI ") {
+		t.Errorf("Confines said yes, the launcher applied %q", rep.Sandbox)
+	}
+}
+
+// A policy with Require never starts its reviewer without the ruleset.
+func TestRequire(t *testing.T) {
+	if why := unmet(Policy{Require: true}, "none: the kernel has no Landlock"); !strings.Contains(why, "relies on spar's Landlock ruleset") {
+		t.Errorf("%q", why)
+	}
+	if why := unmet(Policy{Require: true}, "landlock ABI 7"); why != "" {
+		t.Errorf("%q", why)
+	}
+	if why := unmet(Policy{}, "none: the kernel has no Landlock"); why != "" {
+		t.Errorf("%q", why)
+	}
 }
