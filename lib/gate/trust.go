@@ -215,6 +215,7 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) {
 	run := &envelope.Run{
 		Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
 		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: rec.Links.CriteriaIDs,
+		CommittedCheckPaths: rec.CommittedCheckPaths,
 	}
 	derived, err := classify.Classify(run, results)
 	if err != nil {
