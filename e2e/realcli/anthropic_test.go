@@ -736,47 +736,6 @@ func cmdPlantRepo(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func init() {
-	if _, ok := cmds["json"]; !ok {
-		cmds["json"] = anthropicJSON
-	}
-}
-
-// anthropicJSON is `json FILE PATH [WANT]`: the gjson PATH of FILE exists,
-// or equals WANT (JSON, else a string), as the fast tests' command.
-func anthropicJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: json FILE PATH [WANT]")
-	}
-	data := ts.ReadFile(args[0])
-	if !gjson.Valid(data) {
-		ts.Fatalf("%s is not JSON", args[0])
-	}
-	r := gjson.Get(data, args[1])
-	if len(args) == 2 {
-		if r.Exists() == neg {
-			ts.Fatalf("json %s %s: exists=%v", args[0], args[1], r.Exists())
-		}
-		return
-	}
-	want := args[2]
-	if !json.Valid([]byte(want)) {
-		b, _ := json.Marshal(want)
-		want = string(b)
-	}
-	compact := func(s string) string {
-		var b bytes.Buffer
-		if json.Compact(&b, []byte(s)) != nil {
-			return s
-		}
-		return b.String()
-	}
-	got := compact(r.Raw)
-	if eq := r.Exists() && got == compact(want); eq == neg {
-		ts.Fatalf("json %s %s:\n got: %s\nwant: %s", args[0], args[1], got, compact(want))
-	}
-}
-
-func init() {
 	cmds["recordstream"] = cmdRecordStream
 }
 

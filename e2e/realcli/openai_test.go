@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/tidwall/gjson"
 )
 
 func init() {
@@ -976,44 +975,6 @@ func cmdCodexStream(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Logf("recorded testdata/fake/streams/codex-%s.jsonl", args[0])
-}
-
-func init() {
-	// The fast tests' json command (script_test.go), here for the real-CLI
-	// scripts; registered only when another file of the harness has not.
-	if _, ok := cmds["json"]; !ok {
-		cmds["json"] = cmdRealJSON
-	}
-}
-
-// cmdRealJSON: json FILE PATH [WANT]: the gjson PATH of FILE exists, or
-// equals WANT (JSON, else a string).
-func cmdRealJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: json FILE PATH [WANT]")
-	}
-	data := ts.ReadFile(args[0])
-	if !gjson.Valid(data) {
-		ts.Fatalf("%s is not JSON", args[0])
-	}
-	r := gjson.Get(data, args[1])
-	if len(args) == 2 {
-		if r.Exists() == neg {
-			ts.Fatalf("json %s %s: exists=%v", args[0], args[1], r.Exists())
-		}
-		return
-	}
-	want := args[2]
-	if !json.Valid([]byte(want)) {
-		b, _ := json.Marshal(want)
-		want = string(b)
-	}
-	var g, w bytes.Buffer
-	json.Compact(&g, []byte(r.Raw))
-	json.Compact(&w, []byte(want))
-	if (r.Exists() && g.String() == w.String()) == neg {
-		ts.Fatalf("json %s %s:\n got: %s\nwant: %s%s", args[0], args[1], g.String(), map[bool]string{true: "(not) "}[neg], w.String())
-	}
 }
 
 // The mock's strict-mode check (OpenAI's rules for json_schema with strict

@@ -9,6 +9,8 @@
 package realcli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
 )
 
 // CLI is one pinned reviewer CLI: its npm package, version and the path of
@@ -113,7 +116,9 @@ func need(t *testing.T, name string) string {
 
 // cmds are the custom script commands; each mock's file adds its own in an
 // init function. testdata/README.md lists every one.
-var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"json": cmdJSON,
+}
 
 // params is the setup shared by the script groups: spar's binaries first on
 // PATH, the CLI's executable in $CLI, a home folder of the script's own
@@ -168,3 +173,38 @@ func runGroup(t *testing.T, name string) {
 
 func TestClaude(t *testing.T) { t.Parallel(); runGroup(t, "claude") }
 func TestCodex(t *testing.T)  { t.Parallel(); runGroup(t, "codex") }
+
+// cmdJSON is `json FILE PATH [WANT]`: the gjson PATH of FILE exists,
+// or equals WANT (JSON, else a string), as the fast tests' command.
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: json FILE PATH [WANT]")
+	}
+	data := ts.ReadFile(args[0])
+	if !gjson.Valid(data) {
+		ts.Fatalf("%s is not JSON", args[0])
+	}
+	r := gjson.Get(data, args[1])
+	if len(args) == 2 {
+		if r.Exists() == neg {
+			ts.Fatalf("json %s %s: exists=%v", args[0], args[1], r.Exists())
+		}
+		return
+	}
+	want := args[2]
+	if !json.Valid([]byte(want)) {
+		b, _ := json.Marshal(want)
+		want = string(b)
+	}
+	compact := func(s string) string {
+		var b bytes.Buffer
+		if json.Compact(&b, []byte(s)) != nil {
+			return s
+		}
+		return b.String()
+	}
+	got := compact(r.Raw)
+	if eq := r.Exists() && got == compact(want); eq == neg {
+		ts.Fatalf("json %s %s:\n got: %s\nwant: %s", args[0], args[1], got, compact(want))
+	}
+}
