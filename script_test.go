@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jaekit/spar/lib/sarif/multitool"
 	"github.com/jaekit/spar/lib/workspace"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
@@ -56,6 +57,11 @@ func run(m *testing.M) int {
 		workspace.MakeWritable(cache)
 		os.RemoveAll(cache)
 	}()
+	// The pinned CLIs (make clis) stay where they were installed: name
+	// their folder before XDG_CACHE_HOME moves.
+	if os.Getenv("SPAR_CLI_CACHE") == "" {
+		os.Setenv("SPAR_CLI_CACHE", multitool.CacheDir())
+	}
 	os.Setenv("XDG_CACHE_HOME", cache)
 	cacheDir = cache
 	return m.Run()
