@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/jaekit/spar/lib/filekind"
 	"io"
 	"os"
 	"path/filepath"
@@ -250,7 +251,7 @@ func checkRule(root, item string) (string, error) {
 		return "", errorf("cannot stat: %v", unwrapPath(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return "", errorf("not a regular file (%s)", fileKind(fi.Mode()))
+		return "", errorf("not a regular file (%s)", filekind.Of(fi.Mode()))
 	}
 	f, err := os.Open(real)
 	if err != nil {

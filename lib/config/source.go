@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/jaekit/spar/lib/filekind"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func readSource(path string) (data []byte, ok bool, err error) {
 		return nil, false, pathErr(path, "cannot stat the configuration file: %v", unwrapPath(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, false, pathErr(path, "the configuration file is not a regular file (%s)", fileKind(fi.Mode()))
+		return nil, false, pathErr(path, "the configuration file is not a regular file (%s)", filekind.Of(fi.Mode()))
 	}
 	data, err = os.ReadFile(path)
 	if err != nil {

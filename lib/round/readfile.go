@@ -3,6 +3,7 @@ package round
 import (
 	"errors"
 	"fmt"
+	"github.com/jaekit/spar/lib/filekind"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), filekind.Of(fi.Mode()))
 	}
 	if fi.Size() > MaxRecord {
 		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB a record may hold", filepath.Base(path), fi.Size(), MaxRecord>>20)
@@ -50,20 +51,4 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s grew past the %d MiB a record may hold", filepath.Base(path), MaxRecord>>20)
 	}
 	return b, nil
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }

@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/jaekit/spar/lib/filekind"
 	"io"
 	"os"
 	"path/filepath"
@@ -221,7 +222,7 @@ func realFolder(dir, rel string) error {
 			return err
 		}
 		if !fi.IsDir() {
-			return fmt.Errorf("%s is not a folder (%s), not one spar made", filepath.Base(p), fileKind(fi.Mode()))
+			return fmt.Errorf("%s is not a folder (%s), not one spar made", filepath.Base(p), filekind.Of(fi.Mode()))
 		}
 	}
 	return nil

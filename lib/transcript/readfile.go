@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/jaekit/spar/lib/filekind"
 	"io"
 	"os"
 )
@@ -32,7 +33,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	case m.IsDir():
 		return nil, fmt.Errorf("read %s: is a directory", path)
 	case !m.IsRegular() && m&os.ModeNamedPipe == 0:
-		return nil, fmt.Errorf("not a regular file or a pipe (%s)", kind(m))
+		return nil, fmt.Errorf("not a regular file or a pipe (%s)", filekind.Of(m))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -42,16 +43,4 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes", limit)
 	}
 	return b, nil
-}
-
-func kind(m os.FileMode) string {
-	switch {
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + m.String()
 }
