@@ -240,21 +240,8 @@ func (s *scanner) object(sp *spec) (any, error) {
 		return out, nil
 	}
 	for {
-		if c != '"' {
-			return nil, errSyntax
-		}
-		raw, err := s.str(true)
-		if err != nil {
-			return nil, err
-		}
 		var k string
-		if err := json.Unmarshal(raw, &k); err != nil {
-			return nil, errSyntax
-		}
-		if c, err = s.nonSpace(); err != nil || c != ':' {
-			return nil, errSyntax
-		}
-		if c, err = s.nonSpace(); err != nil {
+		if k, c, err = s.key(c); err != nil {
 			return nil, err
 		}
 		sub, follow := sp.member(k)
@@ -391,21 +378,8 @@ func (v Value) Members() ([]Member, error) {
 		return out, nil
 	}
 	for {
-		if c != '"' {
-			return nil, errSyntax
-		}
-		raw, err := s.str(true)
-		if err != nil {
-			return nil, err
-		}
 		var k string
-		if err := json.Unmarshal(raw, &k); err != nil {
-			return nil, errSyntax
-		}
-		if c, err = s.nonSpace(); err != nil || c != ':' {
-			return nil, errSyntax
-		}
-		if c, err = s.nonSpace(); err != nil {
+		if k, c, err = s.key(c); err != nil {
 			return nil, err
 		}
 		start := s.off - 1
@@ -530,4 +504,27 @@ func (v Value) String() (string, error) {
 			chunk = append(chunk, c)
 		}
 	}
+}
+
+// key reads one member's key, given its opening byte c, and the ':' after
+// it; it returns the key and the first byte of the member's value.
+func (s *scanner) key(c byte) (string, byte, error) {
+	if c != '"' {
+		return "", 0, errSyntax
+	}
+	raw, err := s.str(true)
+	if err != nil {
+		return "", 0, err
+	}
+	var k string
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return "", 0, errSyntax
+	}
+	if c, err = s.nonSpace(); err != nil || c != ':' {
+		return "", 0, errSyntax
+	}
+	if c, err = s.nonSpace(); err != nil {
+		return "", 0, err
+	}
+	return k, c, nil
 }
