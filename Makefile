@@ -41,7 +41,7 @@ install: build
 
 # bench runs every benchmark once (about 3 minutes on 2 cores), keeps the
 # raw output in $(BIN)/bench.txt and prints one table of the figures the
-# stage issues asked for, each a ratio from this run (scripts/benchtable).
+# docs set targets for, each a ratio from this run (scripts/benchtable).
 bench: deps
 	@mkdir -p $(BIN)
 	@echo "$(GO) test -run '^\$$' -bench . -benchmem -count=1 ./... > $(BIN)/bench.txt"

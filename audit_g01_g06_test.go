@@ -1,6 +1,6 @@
 package spar_test
 
-// Audit of spar-input.en.md rows G1–G6 through every consumer the rows
+// Audit of rows G1–G6 through every consumer the rows
 // name: "Result check for every preset (spar run), spar record --result and
 // --transcript (spar record)". One spar run has, for every form below, a
 // reviewer of each preset (command, claude, codex, agy: the fakes of

@@ -1,6 +1,7 @@
 package spar_test
 
-// Audit of spar-input.en.md rows G7 and G8 and sections 3, 4 and 6 through
+// Audit of rows G7 and G8, the reference grammar, unreadable locations and
+// the representative forms (docs/review-round.md §6) through
 // the consumers the rows name: "spar run and spar record use the same
 // rule". Every representative form of testdata/input-forms.json is one
 // finding of a result that a command reviewer gives in spar run and two
@@ -109,7 +110,7 @@ func TestG7_Locations_EveryConsumer(t *testing.T) {
 	a, args, rules := newAuditRepoSpec(t, forms.Repository)
 	// Every finding proposes hardening: a readable location is deferred
 	// automatically, an unreadable one stays hardening with no
-	// disposition (section 4).
+	// disposition (docs/review-round.md §7.3).
 	var fs []map[string]any
 	for _, f := range forms.Forms {
 		m := auditFindingMap()
@@ -174,10 +175,10 @@ func TestG7_Locations_EveryConsumer(t *testing.T) {
 		if n := a.with(t).auditGateAutoDeferred(out); n != readable*len(auditReaders) {
 			t.Errorf("spar gate auto_deferred %d, want %d (the readable hardening findings only)", n, readable*len(auditReaders))
 		}
-		// Section 4: an unreadable hardening finding without a disposition
+		// docs/review-round.md §7.3: an unreadable hardening finding without a disposition
 		// does not block the gate (every finding here is hardening). The
 		// native review was recorded with --result, which counts for the
-		// gate only with the user's words (DESIGN.md §14).
+		// gate only with the user's words (docs/trust.md "The gate").
 		if _, stderr, code := a.with(t).spar("waive", out, "--reviewer", "r", "--user-quote", "the audit wrote this result"); code != 0 {
 			t.Fatalf("spar waive exit %d: %s", code, stderr)
 		}
@@ -402,7 +403,7 @@ func TestG8_Links_EveryConsumer(t *testing.T) {
 	}
 }
 
-// TestG7_G8_RowForms_EveryConsumer: forms the rows and section 3 state
+// TestG7_G8_RowForms_EveryConsumer: forms the rows and the grammar (docs/review-round.md §6.2) state
 // beyond the representative table, through spar run and spar record.
 func TestG7_G8_RowForms_EveryConsumer(t *testing.T) {
 	t.Parallel()
@@ -482,7 +483,7 @@ func TestG7_G8_RowForms_EveryConsumer(t *testing.T) {
 	}
 }
 
-// TestG8_RowForms_EveryConsumer: G8's target order beyond section 6, in
+// TestG8_RowForms_EveryConsumer: G8's target order beyond the representative forms, in
 // the "main" setup of input-forms.json g8_links: a rule document by its
 // file name (one document has it), the same for contract (rule documents
 // first), a head file for contract only by its repository path, a whole

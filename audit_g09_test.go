@@ -1,6 +1,6 @@
 package spar_test
 
-// Audit of spar-input.en.md row G9 (criterion IDs) through its consumers:
+// Audit of row G9 (criterion IDs) through its consumers:
 // the criteria ID set (links.criteria_ids in round.json), criterion link
 // confirmation in classification (class), findings.json and the sentence on
 // how to report in packet.md, for spar run and spar record alike.

@@ -1,6 +1,7 @@
 package spar_test
 
-// Audit of spar-input.en.md rows G10–G14 and section 5 through their
+// Audit of rows G10–G14 and the refusal phrases (docs/review-round.md
+// "Refusal phrases") through their
 // command-line consumer, spar run: monitoring of claude, codex and agy runs
 // (G10, G11), the observed model in round.json and summary.md (G12), the
 // refusal phrases and the fallback decision, attempts and resets (G13),

@@ -1,6 +1,6 @@
 package spar_test
 
-// Audit of spar-input.en.md row G15 (native transcript) through its
+// Audit of row G15 (native transcript) through its
 // consumers: spar record --transcript and the warnings in round.json (and
 // summary.md, which shows them). Every warning kind, paths resolved against
 // the entry's cwd, an entry without cwd, and every unreadable transcript

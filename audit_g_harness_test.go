@@ -1,6 +1,6 @@
 package spar_test
 
-// The harness of the audit tests of spar-input.en.md rows G1–G17
+// The harness of the audit tests of rows G1–G17
 // (audit_g*_test.go): a small repository with a base and a head commit, a
 // user configuration, and the real driver `spar` (built by TestMain) run
 // from the repository. The tests go through every command-line consumer a

@@ -18,7 +18,7 @@ func init() {
 
 // exitcode CODE PROGRAM [ARGS...]: run PROGRAM as exec does (stdout and
 // stderr are kept for the next commands) and assert its exit code is
-// exactly CODE; 64 and 65 mean different things (DESIGN.md §3).
+// exactly CODE; 64 and 65 mean different things (docs/usage.md §6).
 func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exitcode CODE PROGRAM [ARGS...]")

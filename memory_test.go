@@ -1,6 +1,7 @@
 package spar_test
 
-// Issue 11 route 15 (docs/pipeline.md "Memory"): a reviewer result of N
+// docs/pipeline.md "Memory" (docs/trust.md "Git, readers and bounded
+// work"): a reviewer result of N
 // bytes takes at most 4 N plus a constant of peak memory in every stage it
 // passes. The stages run as the driver runs them (a file between stages),
 // on a generated result of 40 MB and 60,000 findings, and each child's
@@ -16,7 +17,7 @@ import (
 	"testing"
 )
 
-// memResultBytes and memFindings are the issue's figures.
+// memResultBytes and memFindings are the figures of docs/pipeline.md "Memory".
 const (
 	memResultBytes = 40 << 20
 	memFindings    = 60000

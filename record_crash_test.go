@@ -1,7 +1,7 @@
 package spar_test
 
-// Crash safety of recording (issue 6, item 4; issue 11, route 13; DESIGN.md
-// §4 "Publication", §14.4): spar-record is killed with SIGKILL before each
+// Crash safety of recording (docs/review-round.md §1, "Crashes roll
+// forward"; docs/trust.md "Records"): spar-record is killed with SIGKILL before each
 // of its writes, on a first recording and on a re-recording of a finished
 // round. Afterwards every ledger line parses, no line is doubled, and a
 // reader sees the finished round, a round that stopped before recording or
@@ -183,8 +183,8 @@ func triageNote(t *testing.T, dir string) (int, string) {
 	return 0, string(out)
 }
 
-// TestCrashRecording: issue 11 route 13, crashes roll forward (DESIGN.md
-// §14.4, docs/trust.md "Records"). spar-record is killed with SIGKILL at
+// TestCrashRecording: crashes roll forward (docs/review-round.md §1,
+// docs/trust.md "Records"). spar-record is killed with SIGKILL at
 // each of its write points, on a first recording and on a re-recording of
 // a finished round. A reader never sees a mixture; then the next command
 // (spar triage, with no envelope) publishes the round whenever the
@@ -394,7 +394,7 @@ func TestCrashSparRun(t *testing.T) {
 			}
 			f.Close()
 		}
-		// Route 13: a recording that had started is finished by the next
+		// Crashes roll forward: a recording that had started is finished by the next
 		// spar run of the series, before its cap decision.
 		if rec, err := round.ReadRecord(dir); err == nil && rec.Recording != nil {
 			rolled++

@@ -1,6 +1,6 @@
 package spar_test
 
-// Records are spar's alone (issue 11, route 10; DESIGN.md §14.4;
+// Records are spar's alone (docs/review-round.md §1;
 // docs/trust.md "Records"): a record file in a round folder before its
 // first recording was put there by someone else (a reviewer process), and
 // spar-record refuses the round (65) with nothing written, instead of

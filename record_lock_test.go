@@ -121,7 +121,7 @@ func TestG33_RunHoldsTheLockUntilRecorded(t *testing.T) {
 	}
 }
 
-// G33 and DESIGN.md §4: concurrent `spar run`s on one series take the cap
+// G33 and docs/review-round.md §8.6: concurrent `spar run`s on one series take the cap
 // decision one at a time, each after the previous one recorded: with a code
 // cap of 2, four runs give exactly two counted rounds (numbers 1 and 2) and
 // two refusals.

@@ -45,7 +45,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
-	// spar's cache folder (workspaces and the blob store, DESIGN.md §12)
+	// spar's cache folder (workspaces and the blob store, docs/review-round.md "The workspace")
 	// for every spar this test binary starts, outside every test's
 	// repository; the scripts get a folder of their own in it (Params).
 	cache, err := os.MkdirTemp("", "spar-cache-")

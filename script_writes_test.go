@@ -17,7 +17,7 @@ func init() {
 }
 
 // round-publish DIR REPO: finish a hand-written round fixture the way
-// spar-record publishes a round (DESIGN.md §4): round.json gets repo (the
+// spar-record publishes a round (docs/review-round.md §1): round.json gets repo (the
 // absolute path of REPO), finished_at (when null) and the sha256 of
 // DIR/findings.json's bytes. Every other key of round.json is kept.
 func cmdRoundPublish(ts *testscript.TestScript, neg bool, args []string) {

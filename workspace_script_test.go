@@ -1,6 +1,6 @@
 package spar_test
 
-// Script commands about the workspace's place (DESIGN.md §12,
+// Script commands about the workspace's place (docs/review-round.md "The workspace",
 // docs/review-round.md "The workspace").
 
 import (

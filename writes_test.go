@@ -1,6 +1,6 @@
 package spar_test
 
-// Issue 6 items 4 and 5 for the write commands: 50 concurrent spar triage,
+// docs/review-round.md §8.5 for the write commands: 50 concurrent spar triage,
 // spar waive and spar extend on one series all land once each and never
 // interleave (G33); SIGKILL at any point of those writes leaves every
 // ledger, waiver and extension line readable, none lost or doubled.
@@ -132,7 +132,7 @@ func files(series, dir string) map[string]string {
 	}
 }
 
-// TestG33_FiftyConcurrentWritesLandOnceEach: issue 6 item 5.
+// TestG33_FiftyConcurrentWritesLandOnceEach: G33, docs/review-round.md §8.5.
 func TestG33_FiftyConcurrentWritesLandOnceEach(t *testing.T) {
 	series, dir := writeSeries(t)
 	const n = 50
@@ -223,7 +223,7 @@ func TestG33_FiftyConcurrentWritesLandOnceEach(t *testing.T) {
 	t.Logf("%d writes, %d waited for the lock", n, waited)
 }
 
-// TestCrash_WritesKilledAtAnyPoint: issue 6 item 4 for triage, waive and
+// TestCrash_WritesKilledAtAnyPoint: docs/review-round.md §8.5 for triage, waive and
 // extend. Writes are SIGKILLed at random points (before the lock, while
 // waiting, holding it before or after the append). Afterwards every line
 // reads back, no line is doubled, every write that reported success is

@@ -1,6 +1,6 @@
 package main
 
-// Every representative form of spar-input.en.md section 6 for G7 and G8,
+// Every representative form for G7 and G8 (testdata/input-forms.json),
 // read from testdata/input-forms.json and run through the spar-classify
 // binary itself against the repository each form needs.
 
@@ -102,7 +102,7 @@ func TestG7_UnreadableClasses(t *testing.T) {
 		t.Fatalf("%d findings for %d rows", len(got), len(table.Rows))
 	}
 	// spar-record defers automatically exactly the hardening findings whose
-	// location was read (DESIGN.md section 6, spar-input.en.md section 4).
+	// location was read (docs/review-round.md §6.1).
 	deferred := func(f envelope.Finding) bool { return f.Class == "hardening" && !f.LocationUnreadable }
 	for i, row := range table.Rows {
 		read, unread := got[2*i], got[2*i+1]

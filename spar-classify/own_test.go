@@ -1,6 +1,6 @@
 package main
 
-// Cases of our own beyond section 6: every "result outside the format" of
+// Cases of our own beyond the representative forms: every "result outside the format" of
 // G7, G8, G9 and G24, and the envelope faults spar-classify refuses, run
 // through the binary.
 
@@ -43,7 +43,7 @@ var ownRepo = repoSpec{
 }
 
 // G7: results outside the format are unreadable locations; accepted edge
-// forms land where section 3 says.
+// forms land where the grammar says (docs/review-round.md §6.2).
 func TestG7_Own(t *testing.T) {
 	r := buildRepo(t, ownRepo)
 	cases := []struct {

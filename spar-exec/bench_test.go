@@ -67,7 +67,7 @@ func timeRound(b *testing.B, dir string, names []string) time.Duration {
 	return time.Since(start)
 }
 
-// BenchmarkConcurrency (issue 5 item 8): three fake reviewers that each
+// BenchmarkConcurrency (docs/pipeline.md §5, step 4): three fake reviewers that each
 // take 2 s; ratio is the round's wall time over a round with one of them
 // (target: at most 1.15). Each iteration times three rounds of each,
 // interleaved, and keeps the fastest of each: other work on the machine

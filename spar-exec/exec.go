@@ -66,7 +66,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		return exitcode.New(exitcode.Config, "spar-exec: stdin: /run: out and series must be absolute paths")
 	}
 
-	// The workspace's place (DESIGN.md §12): spar's cache folder, outside
+	// The workspace's place (docs/review-round.md "The workspace"): spar's cache folder, outside
 	// every Git repository, decided before anything is written. Pruning
 	// runs here, at the start of a round (at most once a day).
 	var root string
@@ -292,7 +292,7 @@ func (rd *roundDir) writeInputs() error {
 }
 
 // nativeText is a native reviewer's prompt with the workspace's real path
-// (DESIGN.md §12: the subagent reads the copies there, not through the
+// (docs/review-round.md "The workspace": the subagent reads the copies there, not through the
 // link): spar-packet wrote packet.NativePrompt, which names
 // <round>/workspace, before the workspace had a place.
 func (rd *roundDir) nativeText(t string) string {
@@ -333,7 +333,7 @@ func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
 	}
 }
 
-// writeRecord writes round.json without finished_at (DESIGN.md §4): the
+// writeRecord writes round.json without finished_at (docs/review-round.md §1): the
 // round is not published until spar-record rewrites it.
 func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 	in := rd.in

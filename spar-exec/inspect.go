@@ -1,8 +1,9 @@
 package main
 
-// The two inspection subcommands of spar-exec (issue 5, item 6): they show a
-// user why a reviewer was refused, and they test the two rule engines in
-// isolation. G11: lib/shellcheck; G13 and section 5: lib/refusal.
+// The two inspection subcommands of spar-exec (docs/pipeline.md §5): they
+// show a user why a reviewer was refused, and they test the two rule engines
+// in isolation. G11: lib/shellcheck; G13 (docs/review-round.md "Refusal
+// phrases"): lib/refusal.
 
 import (
 	"bytes"

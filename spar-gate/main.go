@@ -1,4 +1,4 @@
-// spar-gate decides whether a change may pass (`spar gate`, DESIGN.md §8)
+// spar-gate decides whether a change may pass (`spar gate`, docs/review-gate.md §3)
 // and reports a series' caps (`spar cap-report`, G34). It only reads
 // records: no lock (G33), and nothing written but gate --out (G28).
 package main

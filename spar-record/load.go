@@ -148,7 +148,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	}
 	defer l.Release()
 
-	// DESIGN.md §14.4: taking the lock finished an interrupted recording of
+	// docs/review-round.md §1, "Crashes roll forward": taking the lock finished an interrupted recording of
 	// the round (lib/lock); one that cannot be finished is refused.
 	if _, err := round.Finish(dir, nil); err != nil {
 		return nil, refused("round %q: its interrupted recording cannot be finished: %v; run a new round", a.round, err)
@@ -157,7 +157,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	if err != nil {
 		return nil, refused("round %q: %v", a.round, err)
 	}
-	// config goes on exactly as round.json keeps it (spar-config.en.md §4:
+	// config goes on exactly as round.json keeps it (docs/pipeline.md §1:
 	// rewriting an older round does not add choices).
 	var raw struct {
 		Config json.RawMessage `json:"config"`
@@ -214,7 +214,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	if cfg.Preset != "native" {
 		return nil, refused("reviewer %q (%s) is run by spar run; spar record records the host's subagent (native) only: rerun the round (a rerun runs the reviewers that did not complete), or with the user's words spar waive %s --reviewer %s --user-quote WORDS", a.reviewer, cfg.Preset, a.round, a.reviewer)
 	}
-	// DESIGN.md §10 (review-freshness: recording rejects stale inputs).
+	// docs/review-gate.md §8, F2: recording rejects stale inputs.
 	for _, d := range rec.Documents {
 		b, err := os.ReadFile(d.Path)
 		if err != nil {
@@ -241,7 +241,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	var warnings []envelope.Warning
 	var observed *string
 	if a.hasTranscript {
-		// The workspace's real path, which prompt.md names (DESIGN.md §12);
+		// The workspace's real path, which prompt.md names (docs/review-round.md "The workspace");
 		// reads through <round>/workspace resolve to it while it exists.
 		t, err := transcript.Read(a.transcript,
 			rec.WorkspacePath(dir), filepath.Join(dir, a.reviewer, "prompt.md"),
@@ -297,7 +297,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 				run.ObservedModel = observed
 			}
 			// The gate counts a native review only from a transcript
-			// (DESIGN.md §14): --result wins when both are given.
+			// (docs/trust.md "The gate"): --result wins when both are given.
 			run.RecordedFrom = "transcript"
 			if a.hasResult {
 				run.RecordedFrom = "result"

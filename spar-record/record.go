@@ -70,7 +70,7 @@ func ioError(path string, err error) error {
 }
 
 // writeRecord writes round.json with `config` exactly as the envelope
-// carries it, in its place: spar-config.en.md §4, a round written before a
+// carries it, in its place: docs/pipeline.md §1, a round written before a
 // field of the record existed (choices) does not get it when it is
 // rewritten (spar record).
 func writeRecord(path string, rec *round.Record, rawConfig json.RawMessage) error {
@@ -176,14 +176,14 @@ func runRecord(stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // foreignFiles are the records a round folder holds only after spar-record
-// wrote them (DESIGN.md §4): before the first recording spar-exec has
+// wrote them (docs/review-round.md §1): before the first recording spar-exec has
 // written round.json, packet.md, schema.json, the workspace and the
 // reviewers' folders, so any of these there then was put by someone else (a
-// reviewer process, route 10 of docs/trust.md).
+// reviewer process, docs/trust.md "Records").
 var foreignFiles = []string{round.FindingsFile, round.LedgerFile, round.SummaryFile, round.WaiversFile}
 
 // record writes the round's records so that every reader stays safe and a
-// crash rolls forward (DESIGN.md §4 "Publication", §14.4; lib/round
+// crash rolls forward (docs/review-round.md §1, "Crashes roll forward"; lib/round
 // recording.go; docs/review-round.md §1):
 //
 //  1. stage, in <round>/.recording/: each reviewer's raw result that
@@ -217,7 +217,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 	defer l.Release()
 
-	// DESIGN.md §14.4: taking the lock finished an interrupted recording of
+	// docs/review-round.md §1, "Crashes roll forward": taking the lock finished an interrupted recording of
 	// this round; one that cannot be finished is refused here.
 	if _, err := round.Finish(dir, nil); err != nil {
 		return nil, refused("round %q: its interrupted recording cannot be finished: %v; run a new round", dir, err)
@@ -269,7 +269,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 	rec.StandpointsUncovered = uncovered(rec)
 	if rec.Workspace == "" {
-		// spar-exec recorded where the workspace is (DESIGN.md §12).
+		// spar-exec recorded where the workspace is (docs/review-round.md "The workspace").
 		rec.Workspace = prev.Workspace
 	}
 	findings := in.Findings
@@ -305,7 +305,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	staged = append(staged, round.Staged{Name: round.FindingsFile, Data: fb})
 	written = append(written, round.FindingsFile)
 
-	// Automatic deferrals (DESIGN.md §6; G7: none for an unreadable
+	// Automatic deferrals (docs/review-round.md §7.3; G7: none for an unreadable
 	// location). A finding that already has a ledger line (an earlier
 	// recording of this round, or triage) gets none: the ledger is
 	// append-only and its last line decides.
@@ -364,7 +364,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		return nil, ioError(dir, err)
 	}
 
-	// 4. The workspace, once no reviewer can still need it (DESIGN.md §12):
+	// 4. The workspace, once no reviewer can still need it (docs/review-round.md "The workspace"):
 	// nothing the gate or a later command reads is in it. A pending native
 	// reviewer keeps it until spar record records the last one. Failing to
 	// remove it loses nothing recorded: said, and pruned later.

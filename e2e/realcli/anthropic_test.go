@@ -1,7 +1,7 @@
 package realcli
 
-// A mock of the Anthropic Messages API for the real claude CLI (DESIGN.md
-// §15), served on 127.0.0.1 by the test process and scripted per scenario.
+// A mock of the Anthropic Messages API for the real claude CLI
+// (docs/review-round.md "The claude flags"), served on 127.0.0.1 by the test process and scripted per scenario.
 // It answers POST /v1/messages streaming (SSE) and not, count_tokens and
 // model look-ups, and records every request, whatever its path, as one JSON
 // line of $WORK/anthropic.log (testdata/README.md lists the commands).
@@ -594,7 +594,8 @@ func readLog(ts *testscript.TestScript) []logEntry {
 	return es
 }
 
-// fallbackTime checks section 5's target: from the first refused (429)
+// fallbackTime checks the fallback's target (G13, docs/review-round.md
+// "Presets"): from the first refused (429)
 // response to the first request of the fallback model, at most MAX. It
 // prints the figure.
 func fallbackTime(ts *testscript.TestScript, args []string) {

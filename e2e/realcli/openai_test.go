@@ -1,6 +1,6 @@
 package realcli
 
-// A mock of the OpenAI Responses API for the real codex CLI (DESIGN.md §15):
+// A mock of the OpenAI Responses API for the real codex CLI (docs/review-round.md §4):
 // POST /v1/responses answered with server-sent events, scripted per
 // scenario, GET /v1/models answered with the mock's models, and every
 // request, whatever its path, written as one JSON line to a log that a
@@ -892,7 +892,7 @@ func cmdCodexLeaks(ts *testscript.TestScript, neg bool, args []string) {
 // cmdOpenAIGap: openai-gap ANSWER MODEL MAX: the time from the first
 // request the mock answered with the scenario ANSWER to the first
 // /v1/responses request of MODEL after it, at most MAX seconds (a refusal
-// must start the fallback at once, section 5). Logs the figure.
+// must start the fallback at once, G13). Logs the figure.
 func cmdOpenAIGap(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: openai-gap ANSWER MODEL MAX-SECONDS")

@@ -1,4 +1,4 @@
-// Package realcli runs spar against the real reviewer CLIs (DESIGN.md §15):
+// Package realcli runs spar against the real reviewer CLIs (docs/review-round.md §4):
 // the pinned claude and codex CLIs that `make clis` installs, each pointed
 // at a mock of its model API that these tests serve on 127.0.0.1. Every
 // request the CLI sends is recorded, so a script can assert what reached

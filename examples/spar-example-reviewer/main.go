@@ -2,7 +2,7 @@
 // preset: a small, honest static reviewer. It reads the packet and the
 // read-only workspace, diffs each changed Go file between base/ and head/,
 // runs two kinds of checks on the lines the change adds or modifies, and
-// prints one result object on stdout (spar-input.en.md G1–G6).
+// prints one result object on stdout (G1–G6).
 //
 //   - rules: a secret's value compared with == or != (not in constant
 //     time), and a secret handed to a log call, linked to the rule document

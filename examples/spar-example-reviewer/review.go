@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// result is the reviewer result of spar-input.en.md G1.
+// result is the reviewer result of G1.
 type result struct {
 	ReviewedHead    string      `json:"reviewed_head"`
 	Verdict         string      `json:"verdict"`

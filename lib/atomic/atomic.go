@@ -1,5 +1,5 @@
 // Package atomic publishes files the way every spar record is written
-// (DESIGN.md §4, review-freshness: incomplete publication never satisfies a
+// (docs/review-round.md §1, F4 of docs/review-gate.md §8: incomplete publication never satisfies a
 // gate): NAME.tmp, fsync, rename, fsync of the folder. A reader sees the old
 // file or the new one, never a half-written one.
 package atomic
@@ -91,7 +91,7 @@ func Append(path string, data []byte, perm os.FileMode) error {
 // CreateExcl creates path with O_EXCL (never opening a file that already
 // exists, nor a symbolic link) and writes data to it with a single write,
 // then fsyncs the file and its folder. It is how a round's ledger.jsonl is
-// made at the first recording (DESIGN.md §14.4): a ledger someone else
+// made at the first recording (docs/review-round.md §1, "Crashes roll forward"): a ledger someone else
 // created before spar is an error (os.ErrExist), never appended to.
 func CreateExcl(path string, data []byte, perm os.FileMode) error {
 	return appendFlags(path, data, perm, os.O_CREATE|os.O_EXCL)

@@ -1,6 +1,6 @@
 package classify
 
-// The classification benchmark of issue 3: 10,000 findings against a
+// The classification benchmark (docs/pipeline.md §7, cost): 10,000 findings against a
 // generated repository of 50,000 files (target: under 2 seconds on two
 // cores, cost linear in the number of findings). Run it with `make bench`
 // or:

@@ -28,7 +28,7 @@ type item struct {
 	SmallestFix        *string `json:"smallest_fix"`
 }
 
-// The enumerations classification reads (Review round section 3). spar-check
+// The enumerations classification reads (docs/review-round.md §3). spar-check
 // has already checked them (G5); a value outside them here means the
 // envelope did not come from spar-check.
 var enums = []struct {

@@ -1,7 +1,7 @@
 // Package classify places each finding a reviewer reported (G7 location,
 // G8/G9 link, G24 check paths) and decides its class by the seven rules of
-// DESIGN.md section 6 and the unreadable-location rules of spar-input.en.md
-// section 4. The class follows the evidence the round can confirm, never
+// docs/review-round.md §6.1, and an unreadable location by the rules of the
+// same section. The class follows the evidence the round can confirm, never
 // the class the reviewer proposed alone.
 package classify
 
@@ -117,7 +117,7 @@ func under(root, p string) bool {
 		!filepath.IsAbs(rel)
 }
 
-// match finds the document p names among docs (section 3 and G8): a
+// match finds the document p names among docs (docs/review-round.md §6.2 and G8): a
 // repository path (of a document inside the repository) or the real
 // absolute path first; otherwise the file name, only when one document has
 // that file name. shared lists the documents that share the file name when

@@ -21,7 +21,7 @@ type Location struct {
 	Target     string // what it landed on: "head", "base" or "round document"
 }
 
-// Locate reads a finding location by G7. Section 3's order of targets: with
+// Locate reads a finding location by G7. The order of targets (docs/review-round.md §6.2): with
 // no prefix the head copy, the base copy, then the round documents; with
 // head/ or ./ the head copy, then the round documents; with base/ only the
 // base copy. Without a line the whole location is tried before its first
@@ -71,7 +71,7 @@ func unreadable(reason string) Location {
 	return Location{Unreadable: true, Reason: reason}
 }
 
-// target looks one reading up in section 3's order.
+// target looks one reading up in that order.
 func (ix *Index) target(r ref.Ref) (Location, bool) {
 	rp, repoOK := r.RepoPath()
 	inTree := func(name string, has bool) (Location, bool) {

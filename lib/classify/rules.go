@@ -17,7 +17,7 @@ type Facts struct {
 	LinkWhy            string // what the link landed on, or why it is not confirmed
 }
 
-// Decide applies the classification rules (DESIGN.md section 6). The first
+// Decide applies the classification rules (docs/review-round.md §6.1). The first
 // rule that matches decides; the reason names the rule and its facts.
 //
 //	1 in check paths, check_impact false_pass or meaning_inverted     defect
@@ -28,7 +28,7 @@ type Facts struct {
 //	6 proposed_class defect and link not confirmed                    note
 //	7 otherwise                                                       proposed_class
 //
-// An unreadable location (spar-input.en.md section 4) uses 1 and 2 without
+// An unreadable location (docs/review-round.md §6.1) uses 1 and 2 without
 // the check-path condition and skips 3 and 6: a misread location may leave
 // more defects for a person, never hide one as hardening or note.
 func Decide(f Facts) (class, reason string) {

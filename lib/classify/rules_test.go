@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// DESIGN.md section 6: the first rule that matches decides, and the reason
+// docs/review-round.md §6.1: the first rule that matches decides, and the reason
 // names the rule and its facts.
 func TestClassificationRules(t *testing.T) {
 	base := Facts{ProposedClass: "note", CheckImpact: "none", IntroducedByChange: "no", Regression: "no", LinkWhy: "link_kind none"}
@@ -45,7 +45,7 @@ func TestClassificationRules(t *testing.T) {
 	}
 }
 
-// spar-input.en.md section 4: rules 1 and 2 without the check-path
+// docs/review-round.md §6.1: rules 1 and 2 without the check-path
 // condition, 3 and 6 skipped, reason starting "unreadable location (…)".
 // Whatever the in-check-paths fact says, it is not used.
 func TestUnreadableRules(t *testing.T) {

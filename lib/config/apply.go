@@ -37,7 +37,7 @@ func ParseArg(flag, s string) (Arg, error) {
 	return Arg{Name: name, Value: value}, nil
 }
 
-// Load decides the applied configuration record (§4). Any error is an
+// Load decides the applied configuration record (docs/pipeline.md §1). Any error is an
 // *exitcode.Error: 65 for a configuration error or a refusal, 64 for a
 // usage error; nothing is decided then.
 func Load(o Options) (*envelope.Config, error) {
@@ -47,7 +47,7 @@ func Load(o Options) (*envelope.Config, error) {
 	}
 	c := &envelope.Config{Choices: []envelope.Choice{}, Files: []envelope.ConfigFile{}}
 
-	// §1: the reviewer list comes only from the first source found.
+	// docs/pipeline.md "User source": the reviewer list comes only from the first source found.
 	configured, fileTimeout, err := userSource(getenv, c)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func Load(o Options) (*envelope.Config, error) {
 	return c, nil
 }
 
-// userSource walks §1's source order, fills source and files, and returns
+// userSource walks the source order of docs/pipeline.md "User source", fills source and files, and returns
 // the configured reviewers and the file's top-level timeout_seconds (0 when
 // none).
 func userSource(getenv func(string) string, c *envelope.Config) ([]entry, int, error) {
@@ -242,8 +242,8 @@ func loadProject(dir string, c *envelope.Config) error {
 // choice is what the agent chose for one reviewer.
 type choice struct{ model, effort *string }
 
-// choices checks --model and --effort against this run's reviewers (§1 "This
-// list is complete", G25) and records them in c.Choices, models first, each
+// choices checks --model and --effort against this run's reviewers (the complete
+// refusal list of docs/pipeline.md "--reviewers, --model, --effort", G25) and records them in c.Choices, models first, each
 // key in the order given.
 func choices(o Options, run []entry, c *envelope.Config) (map[string]*choice, error) {
 	chosen := map[string]*choice{}
@@ -320,8 +320,8 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// apply builds one applied reviewer (§1 "How the model and effort are
-// decided", §4).
+// apply builds one applied reviewer (docs/pipeline.md "The applied
+// reviewers").
 func apply(e entry, fileTimeout int, chosen map[string]*choice) envelope.Reviewer {
 	p := e.Preset
 	r := envelope.Reviewer{

@@ -16,7 +16,7 @@ type cleanReview struct {
 }
 
 // cleanReviewPresets are the names clean-review knows; each is the preset of
-// the same name (§1 item 4).
+// the same name (docs/pipeline.md "User source").
 var cleanReviewPresets = []string{"claude", "codex", "agy", "native"}
 
 // parseCleanReview checks G18: a JSON object; reviewers, when present, an

@@ -12,7 +12,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 )
 
-// Digest returns the configuration digest of spar-config.en.md §4: the
+// Digest returns the configuration digest of docs/pipeline.md §2: the
 // sha256 (lowercase hex) of the canonical JSON (docs/pipeline.md §2) of
 // reviewers, configured_required, angles, caps, check_paths and rules.
 //

@@ -66,7 +66,7 @@ func (f *fixture) try(o Options) (*envelope.Config, error) {
 func names(s string) *string { return &s }
 
 // The same applied values from a TOML file, from clean-review and from the
-// default list give the same digest (spar-config §4).
+// default list give the same digest (docs/pipeline.md §2).
 func TestDigest_SameValuesFromDifferentSources(t *testing.T) {
 	def := newFixture(t)
 	dDefault := def.load(Options{})

@@ -8,7 +8,7 @@ import (
 	"github.com/jaekit/spar/lib/exitcode"
 )
 
-// cfgErr is a configuration error (spar-config §3): exit 65, one stderr line
+// cfgErr is a configuration error (docs/pipeline.md "TOML files"): exit 65, one stderr line
 // "<file>:<line>: <content>" naming the key or value at fault.
 func cfgErr(file string, line int, format string, args ...any) error {
 	return exitcode.New(exitcode.Config, fmt.Sprintf("%s:%d: %s", file, line, fmt.Sprintf(format, args...)))
@@ -22,8 +22,8 @@ func cfgErrCol(file string, line, col int, format string, args ...any) error {
 	return exitcode.New(exitcode.Config, fmt.Sprintf("%s:%d:%d: %s", file, line, col, fmt.Sprintf(format, args...)))
 }
 
-// pathErr is a configuration error about a source path itself (spar-config
-// §3: "Source path that is not a regular file: that path"): no line exists.
+// pathErr is a configuration error about a source path itself (docs/pipeline.md
+// "User source": a source path that is not a regular file names the path): no line exists.
 func pathErr(file string, format string, args ...any) error {
 	return exitcode.New(exitcode.Config, fmt.Sprintf("%s: %s", file, fmt.Sprintf(format, args...)))
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Every TOML input either parses or ends in one configuration error line
-// "<file>:<line>[:<col>]: <content>" (spar-config §3); it never panics.
+// "<file>:<line>[:<col>]: <content>" (docs/pipeline.md "TOML files"); it never panics.
 var cfgLine = regexp.MustCompile(`^cfg\.toml:[1-9][0-9]*(:[1-9][0-9]*)?: [^\n]+$`)
 
 func checkCfgErr(t *testing.T, err error) {

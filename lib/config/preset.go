@@ -1,6 +1,6 @@
 package config
 
-// Preset is one row of spar-config.en.md §1's preset table, plus the keys
+// Preset is one row of the preset table of docs/pipeline.md "The applied reviewers", plus the keys
 // the preset uses (G21).
 type Preset struct {
 	Name          string
@@ -33,17 +33,17 @@ func LookupPreset(name string) (Preset, bool) {
 	return Preset{}, false
 }
 
-// DefaultList is the reviewer list when no source names one (§1 item 5).
+// DefaultList is the reviewer list when no source names one (docs/pipeline.md "User source").
 var DefaultList = []string{"claude", "codex", "agy"}
 
 // DefaultTimeoutSeconds is spar's time limit for a reviewer when no file
 // sets timeout_seconds (the contract gives none; docs/pipeline.md §3).
 const DefaultTimeoutSeconds = 1800
 
-// Angles is the fixed order of the five angles (§2, G22).
+// Angles is the fixed order of the five angles (docs/pipeline.md "Project configuration", G22).
 var Angles = []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"}
 
-// DefaultCaps are the project caps when .jaekit/spar.toml sets none (§2).
+// DefaultCaps are the project caps when .jaekit/spar.toml sets none (docs/pipeline.md "Project configuration").
 const (
 	DefaultCapPlan      = 1
 	DefaultCapPlanDelta = 1

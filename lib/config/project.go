@@ -16,7 +16,7 @@ import (
 const ProjectFile = ".jaekit/spar.toml"
 
 // ForbiddenProjectKeys may not appear at any depth of the project
-// configuration (§2): a cloned repository must not run commands on the
+// configuration (docs/pipeline.md "Project configuration"): a cloned repository must not run commands on the
 // user's computer or change the costs on the user's account.
 var ForbiddenProjectKeys = []string{"reviewers", "preset", "command", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts"}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 )
 
-// Source kinds of the applied record's source.kind (§4).
+// Source kinds of the applied record's source.kind (docs/pipeline.md "User source").
 const (
 	KindSparConfig  = "SPAR_CONFIG"
 	KindXDG         = "XDG_CONFIG_HOME"
@@ -27,7 +27,7 @@ type candidate struct {
 	kind, path string
 }
 
-// userCandidates lists spar's own user sources in order (§1 items 1–3). An
+// userCandidates lists spar's own user sources in order (docs/pipeline.md "User source"). An
 // empty environment variable is absent (G16): it gives no candidate.
 func userCandidates(getenv func(string) string) []candidate {
 	var c []candidate
@@ -44,7 +44,7 @@ func userCandidates(getenv func(string) string) []candidate {
 }
 
 // cleanReviewPath chooses clean-review's config.json as clean-review does
-// (§1 item 4): CLEAN_REVIEW_CONFIG, else $XDG_CONFIG_HOME/clean-review,
+// (docs/pipeline.md "User source"): CLEAN_REVIEW_CONFIG, else $XDG_CONFIG_HOME/clean-review,
 // else ~/.config/clean-review. Only the chosen path is looked at.
 func cleanReviewPath(getenv func(string) string) (string, bool) {
 	if p := getenv("CLEAN_REVIEW_CONFIG"); p != "" {

@@ -13,7 +13,7 @@ import (
 
 // tomlDoc is one parsed TOML file (G17): its values as go-toml/v2 v2.2.4
 // decodes them, and the line of every key and array item, so that each
-// configuration error can name the line of the key at fault (spar-config §3).
+// configuration error can name the line of the key at fault (docs/pipeline.md "TOML files").
 type tomlDoc struct {
 	file string
 	data map[string]any

@@ -39,7 +39,7 @@ func contains(list []string, s string) bool {
 }
 
 // parseUser reads a user configuration file. Every error is a
-// configuration error naming the line of the key at fault (§3).
+// configuration error naming the line of the key at fault (docs/pipeline.md "TOML files").
 func parseUser(file string, b []byte) (*userFile, error) {
 	d, err := parseTOML(file, b)
 	if err != nil {
@@ -249,7 +249,7 @@ func argvValue(d *tomlDoc, idx string, v any) ([]string, error) {
 	return out, nil
 }
 
-// allowedValue checks an allowed list (§1): non-empty, strings, each in
+// allowedValue checks an allowed list (docs/pipeline.md "Reviewer entries"): non-empty, strings, each in
 // G25's value format. The error names the key's line.
 func allowedValue(file string, line int, key string, v any) ([]string, error) {
 	list, ok := v.([]any)

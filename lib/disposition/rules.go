@@ -1,5 +1,5 @@
 // Package disposition holds the write rules of spar triage, spar waive and
-// spar extend (DESIGN.md §7; spar-input.en.md G20, G27, G28, G30–G33): the
+// spar extend (docs/review-round.md §8.2; G20, G27, G28, G30–G33): the
 // disposition rules table, the waiver and extension rules, and the one way
 // each of them appends its line to a series under the series lock.
 //
@@ -31,7 +31,7 @@ const (
 // text lists them.
 var TriageOptions = []string{OptCommit, OptOf, OptEvidence, OptTo, OptUserQuote, OptFailedBefore, OptPassedAfter}
 
-// Rule is one row of the disposition rules table (DESIGN.md §7).
+// Rule is one row of the disposition rules table (docs/review-round.md §8.2).
 type Rule struct {
 	Disposition string
 	// For lists the classes the disposition is for; nil means any class.
@@ -45,7 +45,7 @@ type Rule struct {
 	Needs func(class, stage string) []string
 }
 
-// Rules is the disposition rules table, in the order of DESIGN.md §7.
+// Rules is the disposition rules table, in the order of docs/review-round.md §8.2.
 var Rules = []Rule{
 	{
 		Disposition: "fixed",

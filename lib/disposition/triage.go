@@ -89,7 +89,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 				return refuse("spar-record: triage: --commit %q does not resolve to a commit in %q", o[OptCommit], rec.Repo)
 			}
 			e.Commit = id
-			// DESIGN.md §7: fixed names the commit that fixes the finding. The
+			// docs/review-round.md §8.2: fixed names the commit that fixes the finding. The
 			// head the round reviewed still has the finding, so neither it nor
 			// any commit it contains can be that fix (an agent that forgot to
 			// commit its fix and gave --commit HEAD would otherwise close an
@@ -124,7 +124,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			return err
 		}
 		entry = e
-		// summary.md shows each finding's disposition (DESIGN.md §9): it is
+		// summary.md shows each finding's disposition (docs/review-round.md §9): it is
 		// rendered again from the records, under the same lock. The ledger
 		// line is the record; a crash before this leaves an older summary.
 		return rewriteSummary(dir, rec, fs)

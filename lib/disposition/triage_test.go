@@ -54,7 +54,7 @@ func opts(kv ...string) map[string]string {
 }
 
 // TestG30_DispositionRules runs every row of the disposition rules table
-// (DESIGN.md §7): the accepted forms append exactly one line, every broken
+// (docs/review-round.md §8.2): the accepted forms append exactly one line, every broken
 // rule is refused (65) or a usage error (64) with the ledger unchanged.
 func TestG30_DispositionRules(t *testing.T) {
 	s := newSeries(t)
@@ -133,16 +133,16 @@ func TestG30_DispositionRules(t *testing.T) {
 		{name: "duplicate of not literal", round: s.code1, finding: "claude-F2", as: "duplicate", opts: opts("of", " claude-F1"), want: 65},
 		{name: "duplicate without of", round: s.code1, finding: "claude-F1", as: "duplicate", opts: opts(), want: 65, msg: "missing: --of"},
 		// deferred
-		{name: "deferred hardening", round: s.code1, finding: "claude-F3", as: "deferred", opts: opts("to", "issue 12")},
-		{name: "deferred note", round: s.code1, finding: "claude-F4", as: "deferred", opts: opts("to", "issue 12")},
-		{name: "deferred defect", round: s.code1, finding: "claude-F1", as: "deferred", opts: opts("to", "issue 12", "user-quote", "later, ok"),
+		{name: "deferred hardening", round: s.code1, finding: "claude-F3", as: "deferred", opts: opts("to", "ticket 12")},
+		{name: "deferred note", round: s.code1, finding: "claude-F4", as: "deferred", opts: opts("to", "ticket 12")},
+		{name: "deferred defect", round: s.code1, finding: "claude-F1", as: "deferred", opts: opts("to", "ticket 12", "user-quote", "later, ok"),
 			check: func(t *testing.T, e round.LedgerEntry) {
-				if e.To != "issue 12" || e.UserQuote != "later, ok" {
+				if e.To != "ticket 12" || e.UserQuote != "later, ok" {
 					t.Errorf("%+v", e)
 				}
 			}},
-		{name: "deferred defect without quote", round: s.code1, finding: "claude-F1", as: "deferred", opts: opts("to", "issue 12"), want: 65, msg: "missing: --user-quote"},
-		{name: "deferred question without quote", round: s.code1, finding: "claude-F2", as: "deferred", opts: opts("to", "issue 12", "user-quote", " "), want: 65},
+		{name: "deferred defect without quote", round: s.code1, finding: "claude-F1", as: "deferred", opts: opts("to", "ticket 12"), want: 65, msg: "missing: --user-quote"},
+		{name: "deferred question without quote", round: s.code1, finding: "claude-F2", as: "deferred", opts: opts("to", "ticket 12", "user-quote", " "), want: 65},
 		{name: "deferred without to", round: s.code1, finding: "claude-F3", as: "deferred", opts: opts(), want: 65, msg: "missing: --to"},
 		// accepted
 		{name: "accepted defect", round: s.code1, finding: "claude-F1", as: "accepted", opts: opts("user-quote", "keep it")},

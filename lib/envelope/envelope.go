@@ -1,5 +1,5 @@
 // Package envelope holds the Go types of the keys that flow down the stage
-// pipeline (DESIGN.md §3, docs/pipeline.md). Each key has exactly one owning
+// pipeline (docs/pipeline.md §1). Each key has exactly one owning
 // stage; every other stage only reads it. Stages never import each other:
 // they share these types.
 package envelope
@@ -11,8 +11,8 @@ import (
 )
 
 // ---------------------------------------------------------------- config
-// Owner: spar-config. The applied configuration record of spar-config.en.md
-// §4, exactly what `spar config` prints, and `config` in round.json.
+// Owner: spar-config. The applied configuration record (docs/pipeline.md
+// §1), exactly what `spar config` prints, and `config` in round.json.
 
 type Config struct {
 	Source             Source             `json:"source"`
@@ -29,7 +29,7 @@ type Config struct {
 
 	// ConfiguredNames are the names of every reviewer the user
 	// configuration determines, whatever --reviewers picked. They are not
-	// part of the record (spar-config.en.md §4 lists its fields): spar-config
+	// part of the record (docs/pipeline.md §1 lists its fields): spar-config
 	// passes them in the envelope key "configured_reviewers" so that
 	// spar-packet accepts a standpoint for a configured reviewer this run
 	// omits ("Standpoint arguments": the union of the configured reviewers
@@ -213,12 +213,12 @@ type Round struct {
 	StartedAt string `json:"started_at"` // RFC 3339 UTC
 	DryRun    bool   `json:"dry_run"`
 	Cap       Cap    `json:"cap"`
-	// Workspace is the real path of the round's workspace (DESIGN.md §12:
+	// Workspace is the real path of the round's workspace (docs/review-round.md "The workspace":
 	// <round>/workspace links to it), absent in a dry run.
 	Workspace string `json:"workspace,omitempty"`
 }
 
-// Cap is the cap decision (DESIGN.md §4).
+// Cap is the cap decision (docs/review-round.md §8.6).
 type Cap struct {
 	Stage   string  `json:"stage"`   // plan, plan_delta, code (cap key)
 	Counted bool    `json:"counted"` // false for dry runs and reruns
@@ -257,7 +257,7 @@ type ReviewerRun struct {
 	// "transcript" (the final message of --transcript) or "result" (the
 	// file --result names, written by whoever ran spar record). Empty for
 	// a reviewer spar ran itself. The gate counts a native review only
-	// from a transcript without warnings (docs/review-gate.md, DESIGN.md §14).
+	// from a transcript without warnings (docs/review-gate.md, docs/trust.md "The gate").
 	RecordedFrom string `json:"recorded_from,omitempty"`
 }
 
@@ -272,7 +272,7 @@ type Attempt struct {
 	ObservedModel *string `json:"observed_model,omitempty"` // absent when unknown (G12)
 	Resets        *string `json:"resets"`
 	// Usage is what the reviewer's output states of tokens and cost; null
-	// when it states nothing (DESIGN.md §5, "Usage and cost").
+	// when it states nothing (docs/review-round.md §7.4).
 	Usage *Usage `json:"usage"`
 	// Executable is the program this attempt ran, after the PATH lookup
 	// (G14): a reviewer named claude that is some other program on PATH

@@ -1,10 +1,10 @@
-// Package exitcode holds the exit codes of every spar command (DESIGN.md §3).
+// Package exitcode holds the exit codes of every spar command (docs/usage.md §6).
 package exitcode
 
 const (
 	OK       = 0  // done; for spar gate, passed
 	Blocked  = 1  // spar gate only: blocked
-	Usage    = 64 // usage error (spar-input.en.md §1)
+	Usage    = 64 // usage error (docs/usage.md §6)
 	Config   = 65 // configuration error or refusal; nothing written
 	Internal = 70 // a bug; the message names the stage
 	IO       = 74 // I/O error writing records

@@ -1,6 +1,6 @@
 package gate
 
-// The gate's scale (issue 7): a generated series of rounds of 50 findings
+// The gate's scale (docs/review-gate.md §7): a generated series of rounds of 50 findings
 // each, with ledgers, gated whole. Target: 1,000 rounds under 1 s, cost
 // linear in rounds (BenchmarkGateRatio reports the 1000/100 ratio).
 
@@ -138,7 +138,7 @@ func benchSeries(tb testing.TB, n int) []string {
 
 // benchEnv is the environment of the gate's own configuration in the
 // benchmark and the tests: a user configuration whose one reviewer, codex,
-// is required (DESIGN.md §8: the gate adds the reviewers its own
+// is required (docs/review-gate.md §3: the gate adds the reviewers its own
 // configuration requires).
 func benchEnv(tb testing.TB) func(string) string {
 	path := filepath.Join(tb.TempDir(), "spar.toml")

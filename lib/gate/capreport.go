@@ -21,7 +21,7 @@ const CapSchema = "spar-cap-report/v1"
 // plan-delta extensions).
 const NoRecordedCause = "no recorded cause"
 
-// CapReport is what `spar cap-report SERIES` shows (G34, DESIGN.md §8).
+// CapReport is what `spar cap-report SERIES` shows (G34, docs/review-gate.md §6).
 type CapReport struct {
 	Schema string        `json:"schema"`
 	Series string        `json:"series"`
@@ -198,7 +198,7 @@ func (rep *CapReport) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s |\n", s.Stage, intp(s.Cap), s.Extended, intp(s.Limit), s.Counted, intp(s.Left), cell(reruns))
 	}
-	// Usage and cost beside the caps (DESIGN.md §5): the same cells as
+	// Usage and cost beside the caps (docs/review-round.md §7.4): the same cells as
 	// summary.md's ## Usage table.
 	b.WriteString("\n## Usage and cost\n\n")
 	fmt.Fprintf(&b, "What the reviewers' output stated, summed over every round of the stage (reruns and stopped rounds included); %s: the output did not state it; (partial): some attempts did not state it; -: no attempt ran a program.\n\n", summary.NotStated)

@@ -1,7 +1,7 @@
 package gate
 
-// Fast reading of the records the gate reads by the thousand (issue 7's
-// scale: 1,000 rounds in under a second). Each reader takes only the fields
+// Fast reading of the records the gate reads by the thousand (the scale of
+// docs/review-gate.md §7: 1,000 rounds in under a second). Each reader takes only the fields
 // the gate uses, in one pass over bytes gjson has validated; whenever the
 // bytes are anything but the plain form spar writes (a value of another
 // type, not JSON, not an object), it hands the file to lib/round's reader,
@@ -286,7 +286,7 @@ func fullRecord(r *roundData) bool {
 	}
 	// The required reviewers come from config.configured_required: a
 	// config edited by hand no longer has the digest spar-config gave it
-	// (spar-config.en.md §4).
+	// (docs/pipeline.md §2).
 	if d, err := config.Digest(&rec.Config); err != nil || d != rec.Config.Digest {
 		r.state, r.err = unreadable, fmt.Errorf("round.json: config.digest %q is not the digest of its config (%s)", rec.Config.Digest, d)
 		return false

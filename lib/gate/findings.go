@@ -20,7 +20,7 @@ type verdict struct {
 	commit string
 	// dups are the findings of the duplicate chain before its fixed end,
 	// with their labels: a round of one that reviewed a head containing
-	// commit found the defect again after the "fix" (DESIGN.md §14).
+	// commit found the defect again after the "fix" (docs/trust.md "The gate").
 	dups []target
 	// chain is the duplicate chain as the reason shows it.
 	chain string
@@ -33,12 +33,12 @@ type target struct {
 }
 
 // closingFor reports whether the disposition e closes a finding of class
-// (DESIGN.md §8). A duplicate is followed by the caller.
+// (docs/review-gate.md §3). A duplicate is followed by the caller.
 func closingFor(class string, e *round.LedgerEntry) (bool, string) {
 	given := func(s string) bool { return strings.TrimSpace(s) != "" }
 	switch e.Disposition {
 	case "fixed":
-		// DESIGN.md §8: fixed closes a defect; a requirement-question is
+		// docs/review-gate.md §3: fixed closes a defect; a requirement-question is
 		// closed only by the user's answer, a rejection or a deferral.
 		if class != "defect" {
 			return false, "its last disposition, fixed, does not close a " + class
@@ -186,7 +186,7 @@ func (g *gate) findings(s *seriesData) {
 	if len(commits) > 0 {
 		contained = Contains(s.repo, s.head, commits)
 	}
-	// DESIGN.md §14: the fix commit of a duplicate chain against the head
+	// docs/trust.md "The gate": the fix commit of a duplicate chain against the head
 	// of each duplicate's round, one Contains per distinct head.
 	byHead := map[string][]string{}
 	for _, it := range items {
@@ -285,7 +285,7 @@ func (g *gate) count(class string) *Count {
 }
 
 // triageHint is the spar triage that closes a finding, with every closing
-// disposition of its class (DESIGN.md §7).
+// disposition of its class (docs/review-round.md §8.2).
 func triageHint(dir, id, class, stage string) string {
 	cmd := "spar triage " + shellQuote(dir) + " " + shellQuote(id)
 	if class == "requirement-question" {

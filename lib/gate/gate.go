@@ -163,7 +163,7 @@ func (g *gate) collect() {
 }
 
 // pickLatest finds the series' latest counted round and its reruns (the
-// series' latest input, DESIGN.md §8), its repository and head.
+// series' latest input, docs/review-gate.md §3), its repository and head.
 //
 // Rounds are read with only the fields every round needs; the rounds of the
 // latest input are read whole here (reviewers, documents, run arguments).
@@ -247,7 +247,7 @@ func (g *gate) decide() {
 }
 
 // removedRounds blocks when a counted round of the series is gone: spar
-// numbers the counted rounds of a stage 1, 2, … (cap.number, DESIGN.md §4),
+// numbers the counted rounds of a stage 1, 2, … (cap.number, docs/review-round.md §8.6),
 // so a number below the highest with no published round is a round folder
 // someone removed, with whatever open findings it held (review-freshness:
 // obsolete or incomplete records never satisfy the gate). Removing the
@@ -373,7 +373,7 @@ func (g *gate) missingRounds(s *seriesData, fix string) {
 	}
 }
 
-// resolveHeads decides each series' head (DESIGN.md §8): --expect-head
+// resolveHeads decides each series' head (docs/review-gate.md §3): --expect-head
 // resolved in the series' repository (G27: an unresolvable revision is a
 // blocked reason, never read as an option), else the HEAD of the series'
 // repository, what is checked out there: never the latest round's head,
@@ -431,7 +431,7 @@ func (g *gate) resolveHeads() {
 	}
 }
 
-// headMismatch: DESIGN.md §8, the series' latest round reviewed another
+// headMismatch: docs/review-gate.md §3, the series' latest round reviewed another
 // head than the gate's head. Without --expect-head the gate's head is the
 // repository's HEAD: commits made after the last review block until a new
 // round reviews them.
@@ -462,7 +462,7 @@ func (g *gate) headMismatch(s *seriesData) {
 	}
 }
 
-// staleDocuments: DESIGN.md §10 — each document of the series' latest
+// staleDocuments: docs/review-gate.md §8 — each document of the series' latest
 // counted round is read again from its real path and compared by sha256;
 // a changed or missing one means the review no longer covers the inputs.
 func (g *gate) staleDocuments(s *seriesData) {
@@ -493,9 +493,9 @@ func errText(err error) string {
 // series' latest input (the latest counted round or its reruns) or a waiver
 // in one of those rounds. The required reviewers are the round's
 // configured_required plus those of the configuration the gate itself sees
-// (DESIGN.md §8: whoever runs the gate decides what it requires). A native
+// (docs/review-gate.md §3: whoever runs the gate decides what it requires). A native
 // review counts only when recorded from a transcript without warnings
-// (DESIGN.md §14, countsAsReview).
+// (docs/trust.md "The gate", countsAsReview).
 func (g *gate) requiredReviewers(s *seriesData) {
 	if s.latest == nil {
 		return

@@ -80,7 +80,7 @@ func readRound(dir string) *roundData {
 	}
 	d.rec = rec
 	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
-		// DESIGN.md §14.4: a recording in progress or interrupted (its
+		// docs/review-round.md §1, "Crashes roll forward": a recording in progress or interrupted (its
 		// staged writes in .recording/) is unreadable until the next writer
 		// of the series finishes it; never left out like a round that
 		// stopped before recording.

@@ -1,6 +1,5 @@
-// Package gate decides whether a change may pass (DESIGN.md §8, the "Review
-// gate"; spar-input.en.md G27–G29, G32; review-freshness.en.md applied as
-// DESIGN.md §10). It only reads records: it never locks (G33) and never
+// Package gate decides whether a change may pass (docs/review-gate.md: the
+// blocked reasons of §3, G27–G29, G32, and the freshness rules of §8). It only reads records: it never locks (G33) and never
 // writes anything (the caller writes --out). Every blocked reason is one
 // line that names the series, the round and the finding, reviewer or
 // document, and the command that clears it.
@@ -28,7 +27,7 @@ type Record struct {
 	AutoDeferred      int         `json:"auto_deferred"`
 	Growth            []Growth    `json:"growth"`
 	// Head is the gate's head of the first series and where it came from
-	// (DESIGN.md §8: --expect-head, else the repository's HEAD).
+	// (docs/review-gate.md §3: --expect-head, else the repository's HEAD).
 	Head       *Head       `json:"head"`
 	ExpectHead *ExpectHead `json:"expect_head"`
 	// PreviousGateDigest is the sha256 of the bytes of the gate record that

@@ -1,7 +1,6 @@
 package gate
 
-// What the gate refuses to trust (DESIGN.md §14, docs/trust.md "The
-// gate"): the driver is often the agent whose work is under review, running
+// What the gate refuses to trust (docs/trust.md "The gate"): the driver is often the agent whose work is under review, running
 // as the same user, so the gate decides from what it can recompute — the
 // configuration it sees itself, the reviewers' raw results, the round's
 // recorded inputs — and never from a status or a class a record merely says.
@@ -81,7 +80,7 @@ func oneLine(s string) string {
 }
 
 // countsAsReview reports whether a completed reviewer's review counts for
-// the gate (DESIGN.md §14): a native review only when spar record took it
+// the gate (docs/trust.md "The gate"): a native review only when spar record took it
 // from the subagent's transcript and the transcript gave no warning (a
 // transcript that does not show prompt.md read has prompt_not_read). A
 // result file is whatever the driver wrote. why says what is missing.
@@ -112,7 +111,7 @@ func countsAsReview(rv round.Reviewer) (ok bool, why string) {
 	return false, "its transcript has the warning " + strings.Join(kinds, ", ")
 }
 
-// noReview: DESIGN.md §8, a gate never passes where no reviewer completed a
+// noReview: docs/review-gate.md §3, a gate never passes where no reviewer completed a
 // review of the series' latest input (its latest counted round and that
 // round's reruns): every reviewer unavailable, invalid_output, failed,
 // timed_out, pending, or a native review that does not count.
@@ -153,7 +152,7 @@ func (g *gate) noReview(s *seriesData) {
 		s.display, s.latest.name, strings.Join(states, ", "), clear)
 }
 
-// rederive: DESIGN.md §14 item 2. For each round of the series' latest
+// rederive: docs/review-gate.md "Re-derivation". For each round of the series' latest
 // input, the gate re-runs what spar-check and spar-classify did, with the
 // same library calls, from each reviewer's raw result as received
 // (<reviewer>/result.json) and the round's recorded inputs (its commits'

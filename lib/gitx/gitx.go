@@ -1,5 +1,5 @@
 // Package gitx calls the git program the way every spar stage does
-// (DESIGN.md §2): --no-pager, core.quotepath off, -z output where git has it,
+// (docs/trust.md "Git, readers and bounded work"): --no-pager, core.quotepath off, -z output where git has it,
 // and --end-of-options before any revision a user gave, so that a revision
 // is never read as an option (G27).
 package gitx

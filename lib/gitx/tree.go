@@ -40,7 +40,7 @@ type Blob struct {
 // 100644 or 100755): the only kind a G8 contract link may name.
 func (b Blob) IsRegular() bool { return b.Mode == Regular || b.Mode == Executable }
 
-// Tree is the index of one commit's copy (spar-input.en.md section 3): the
+// Tree is the index of one commit's copy (docs/review-round.md §6.2): the
 // blob entries of the commit's tree (regular and executable files and
 // symbolic links) and the folders above them. A submodule (gitlink) is not
 // in the copy, so neither it nor a folder holding only submodules is.

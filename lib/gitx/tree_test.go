@@ -37,7 +37,7 @@ func write(t *testing.T, dir, name, text string, mode os.FileMode) {
 	}
 }
 
-// Section 3: the files and folders of a copy are the commit tree's blob
+// docs/review-round.md §6.2: the files and folders of a copy are the commit tree's blob
 // entries (regular, executable, symbolic link) and the folders above them;
 // a submodule (gitlink) is not in the copy.
 func TestTree_Copy(t *testing.T) {

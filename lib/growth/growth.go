@@ -1,5 +1,5 @@
 // Package growth measures how much each code round of a series changed
-// (DESIGN.md §8 "Growth", G24): the diff from the previous code round's head
+// (docs/review-gate.md §4, growth, G24): the diff from the previous code round's head
 // (the first code round: from its base) to the round's head, as files and
 // added and deleted lines, split into check paths and other paths by the
 // round's own check path globs (lib/glob). The gate's record and `spar

@@ -11,7 +11,7 @@
 // (spar-record) across processes.
 //
 // Taking the lock also finishes the recordings of the series that a crash
-// interrupted (round.FinishSeries, DESIGN.md §14.4), so every writer reads
+// interrupted (round.FinishSeries, docs/review-round.md §1, "Crashes roll forward"), so every writer reads
 // published records, never a recording cut short.
 package lock
 
@@ -74,7 +74,7 @@ func Series(series string, w io.Writer) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", series, err)
 	}
-	// DESIGN.md §14.4, crashes roll forward: the next writer of the series
+	// Crashes roll forward (docs/review-round.md §1): the next writer of the series
 	// finishes every recording a crash interrupted before it reads the
 	// records (lib/round, recording.go).
 	if err := round.FinishSeries(series, w); err != nil {

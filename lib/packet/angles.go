@@ -1,6 +1,6 @@
 package packet
 
-// Angles is the fixed order of the five angles (DESIGN.md §5, G22) and the
+// Angles is the fixed order of the five angles (docs/review-round.md §3, G22) and the
 // one sentence the packet gives each: what to attack.
 var Angles = []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"}
 

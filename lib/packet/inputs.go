@@ -94,7 +94,7 @@ func Inputs(run *envelope.Run, reviewers []envelope.Reviewer, md string) []envel
 // names the round's files by absolute path: the subagent reads packet.md
 // and the two read-only copies, and answers with one JSON object. The
 // copies are named under <round>/workspace here; spar-exec, which places
-// the workspace (DESIGN.md §12), writes prompt.md with NativePromptIn and
+// the workspace (docs/review-round.md "The workspace"), writes prompt.md with NativePromptIn and
 // the workspace's real path instead.
 func NativePrompt(run *envelope.Run) string {
 	return NativePromptIn(run, filepath.Join(run.Out, "workspace"))

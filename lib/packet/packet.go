@@ -7,7 +7,8 @@
 // angles, check paths, documents, criteria, decisions and standpoints. It
 // never holds the round's name, its folder, the date or the reviewers of this
 // run: a rerun of unfinished reviewers in a new round folder must give the
-// same packet_sha256 (DESIGN.md §4 caps, "Standpoint delivery").
+// same packet_sha256 (docs/review-round.md §8.6; the standpoints are in the
+// packet, §2.3).
 package packet
 
 import (

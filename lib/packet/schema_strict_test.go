@@ -7,7 +7,7 @@ import (
 )
 
 // TestSchemas_EveryCLIAccepts holds schema.json to what every reviewer CLI
-// accepts (DESIGN.md §5, docs/review-round.md): no "$schema" line (the
+// accepts (docs/review-round.md §2.2): no "$schema" line (the
 // claude CLI refuses draft 2020-12), an object at the top (agy), and
 // OpenAI's strict mode for codex: every object lists all its properties in
 // "required" and has additionalProperties false (smallest_fix included;

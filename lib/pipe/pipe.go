@@ -1,5 +1,5 @@
 // Package pipe reads and writes the envelope (spar-pipe/v1) that flows down
-// the stage pipeline (DESIGN.md §3). A stage reads the whole envelope from
+// the stage pipeline (docs/pipeline.md §1). A stage reads the whole envelope from
 // stdin, validates it against its own embedded JSON Schema, adds the key it
 // owns, and writes every key back, passing through the keys it does not own.
 package pipe

@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// agy, Google's Antigravity CLI, in headless print mode (DESIGN.md §5;
+// agy, Google's Antigravity CLI, in headless print mode (docs/review-round.md §4;
 // docs/review-round.md "agy"): `agy -p <text> --output-format stream-json
 // --json-schema <schema.json> --add-dir <workspace> --print-timeout <N>s
 // [--model M]`, stdin /dev/null.
@@ -42,7 +42,7 @@ import (
 type agy struct{}
 
 // agyRead are the tools G10 allows an agy reviewer besides run_command
-// (DESIGN.md §5): the file, directory and search tools of the published
+// (docs/review-round.md §4): the file, directory and search tools of the published
 // streams, and read_file, which G10 names.
 var agyRead = []string{"view_file", "list_dir", "grep_search", "find_by_name", "read_file"}
 
@@ -209,8 +209,8 @@ func (m *agyMonitor) finalResult(r gjson.Result) {
 	}
 }
 
-// agyUsage maps result.usage onto spar's usage (DESIGN.md §5 "Usage and
-// cost"): input_tokens (they exclude cache reads), output_tokens (thinking
+// agyUsage maps result.usage onto spar's usage (docs/review-round.md
+// §7.4): input_tokens (they exclude cache reads), output_tokens (thinking
 // tokens are part of them: total_tokens is input plus output),
 // cache_read_tokens. agy states no cache writes and no cost.
 func agyUsage(u gjson.Result) *envelope.Usage {

@@ -135,7 +135,8 @@ func TestAgyPublishedErrorRun(t *testing.T) {
 }
 
 // G13: the quota and authentication texts agy's users and adapters have
-// published, each recognized by section 5's phrases (lib/refusal).
+// published, each recognized by the phrases of docs/review-round.md "Refusal
+// phrases" (lib/refusal).
 func TestG13_AgyPublishedRefusals(t *testing.T) {
 	// The result event of google-antigravity/antigravity-cli issue #1018
 	// (agy 1.2.2, run A), in testdata/fake/streams/agy-quota-result.ndjson.

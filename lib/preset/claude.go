@@ -10,7 +10,7 @@ import (
 )
 
 // claude: `claude -p --output-format stream-json --verbose`, input on stdin
-// (DESIGN.md §5, docs/review-round.md §5). The stream is one JSON object per
+// (docs/review-round.md §4, "Presets"). The stream is one JSON object per
 // line: `system` events (subtype `init` states the model the CLI asked for,
 // `api_retry` a refused request it will send again), `assistant` and `user`
 // messages whose content holds `tool_use` blocks, and a final `result`. With
@@ -27,7 +27,7 @@ var claudeTools = []string{"Read", "Grep", "Glob", "StructuredOutput"}
 // workspace and away from the reviewed repository's and the user's
 // instruction files, settings, hooks, MCP servers and memory, each verified
 // against Claude Code 2.1.328 with the mock of e2e/realcli (docs/review-round.md
-// §5 tabulates what each one did). Never --allowedTools: it lets Read and
+// "The claude flags" tabulates what each one did). Never --allowedTools: it lets Read and
 // Grep reach any path on disk.
 var claudeIsolation = []string{
 	// File tools confined to the working directory; user, project and
@@ -97,7 +97,8 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 			}
 		case "api_retry":
 			// The CLI will send a refused request again (ten times, with
-			// backoff: minutes). Section 5: a refusal phrase here ends the
+			// backoff: minutes). A refusal phrase here (docs/review-round.md
+			// "Refusal phrases") ends the
 			// attempt at once; the runner decides with lib/refusal.
 			return Signal{Retry: retryMessage(ev)}
 		}
@@ -131,7 +132,7 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 }
 
 // retryMessage is an api_retry event as one line the refusal phrases of
-// section 5 can be found in: "API error (status 429): rate_limit; the CLI
+// docs/review-round.md "Refusal phrases" can be found in: "API error (status 429): rate_limit; the CLI
 // retries (attempt 1 of 10)".
 func retryMessage(ev gjson.Result) string {
 	status := "no status"
@@ -164,7 +165,8 @@ func (m *claudeMonitor) resultEvent(ev gjson.Result) {
 		}
 		if sub == "error_max_structured_output_retries" {
 			// The CLI validated the answers against the schema and gave
-			// up: the reviewer answered outside the format (section 5).
+			// up: the reviewer answered outside the format (docs/review-round.md
+			// "Presets", error_max_structured_output_retries).
 			m.invalid = true
 			m.problem = "the CLI gave up on the answer's format (error_max_structured_output_retries)"
 			if len(errs) > 0 {

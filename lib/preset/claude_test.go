@@ -78,7 +78,7 @@ func TestClaudeResult(t *testing.T) {
 			`{"type":"assistant","message":{"content":[{"type":"text","text":"Invalid API key"}]},"error":"authentication_failed"}`,
 			`{"type":"result","subtype":"success","is_error":false,"result":"{}"}`,
 		}, str(`{}`), nil, "", []string{"Invalid API key", "authentication_failed"}, false},
-		// Section 5: the CLI validated the answer against the schema and
+		// docs/review-round.md "Presets": the CLI validated the answer against the schema and
 		// gave up: invalid_output, the CLI's errors as the reason.
 		{"structured output retries", []string{
 			`{"type":"result","subtype":"error_max_structured_output_retries","is_error":true,"errors":["Failed to provide valid structured output after 5 attempts"]}`,
@@ -94,7 +94,7 @@ func TestClaudeResult(t *testing.T) {
 	}
 }
 
-// Section 5: each system/api_retry event is a Retry signal whose text holds
+// docs/review-round.md "Presets": each system/api_retry event is a Retry signal whose text holds
 // the status and the CLI's error name, so lib/refusal finds a 429 or 401.
 func TestG13_ClaudeRetrySignal(t *testing.T) {
 	m := claude{}.NewMonitor()
@@ -111,7 +111,7 @@ func TestG13_ClaudeRetrySignal(t *testing.T) {
 	}
 }
 
-// Section 5: usage and cost come from the result event.
+// docs/review-round.md §7.4: usage and cost come from the result event.
 func TestClaudeUsage(t *testing.T) {
 	_, o := feed(t, claude{}.NewMonitor(),
 		`{"type":"result","subtype":"success","is_error":false,"result":"{}","total_cost_usd":0.01876,"usage":{"input_tokens":2400,"cache_creation_input_tokens":600,"cache_read_input_tokens":800,"output_tokens":300}}`)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// DESIGN.md §5 "Usage and cost": the claude result event's `usage`
+// docs/review-round.md §7.4: the claude result event's `usage`
 // (input_tokens, output_tokens, cache_read_input_tokens,
 // cache_creation_input_tokens, as Claude Code 2.x prints them) and
 // `total_cost_usd` become the attempt's usage; a key the event lacks stays

@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// codex: `codex exec --json … -`, input on stdin (DESIGN.md §5). The stream
+// codex: `codex exec --json … -`, input on stdin (docs/review-round.md §4). The stream
 // is one JSON object per line: thread.started, turn.started, item.started /
 // item.updated / item.completed (item.type is the item kind), turn.completed
 // (with the turn's usage) or turn.failed, and error events. The result is
@@ -37,7 +37,7 @@ type codex struct{}
 var codexKinds = []string{"agent_message", "reasoning", "command_execution", "todo_list", "error"}
 
 // codexFlags keep a codex reviewer to the workspace and to the model
-// (DESIGN.md §5, each verified against 0.169.0 by e2e/realcli):
+// (docs/review-round.md §4, each verified against 0.169.0 by e2e/realcli):
 //
 //	--ephemeral                            no session file in $CODEX_HOME/sessions
 //	-c project_root_markers=[]             the workspace is the project root: the
@@ -118,7 +118,7 @@ func (m *codexMonitor) Line(line []byte) Signal {
 	case "item.started", "item.updated", "item.completed":
 		kind := ev.Get("item.type").String()
 		if kind == "error" {
-			// The CLI's own warning, not a tool (DESIGN.md §5).
+			// The CLI's own warning, not a tool (docs/review-round.md §4).
 			m.warned = true
 			if ev.Get("type").String() == "item.completed" {
 				m.errors = append(m.errors, ev.Get("item.message").String())
@@ -146,7 +146,7 @@ func (m *codexMonitor) Line(line []byte) Signal {
 		// "Reconnecting... 2/5 (unexpected status 401 Unauthorized: …)",
 		// "Reconnecting... waiting for network (…)": codex tries a
 		// refused request again; the runner ends the attempt when the
-		// message is a refusal (section 5).
+		// message is a refusal (docs/review-round.md "Refusal phrases").
 		if strings.HasPrefix(msg, "Reconnecting") {
 			return Signal{Retry: msg}
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 )
 
-// The flags of DESIGN.md §5's codex row, each verified against codex-cli
+// The flags of the codex row of docs/review-round.md "Presets", each verified against codex-cli
 // 0.169.0 by e2e/realcli/testdata/codex (what each one did is in
 // docs/review-round.md, "codex").
 func TestCodexInvocation(t *testing.T) {
@@ -56,7 +56,7 @@ func TestG10_CodexKinds(t *testing.T) {
 	}
 }
 
-// The result, the failure the stream states (DESIGN.md §5: turn.failed,
+// The result, the failure the stream states (docs/review-round.md §4: turn.failed,
 // the last error event; never stderr) and what is missing.
 func TestCodexResult(t *testing.T) {
 	cases := []struct {
@@ -88,7 +88,7 @@ func TestCodexResult(t *testing.T) {
 }
 
 // "Reconnecting... N/5 (…)" error events are retries (the runner ends the
-// attempt when one is a refusal, section 5); other error events are not.
+// attempt when one is a refusal, docs/review-round.md "Refusal phrases"); other error events are not.
 func TestCodexRetrySignal(t *testing.T) {
 	m := codex{}.NewMonitor()
 	for line, want := range map[string]string{

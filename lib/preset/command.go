@@ -4,7 +4,7 @@ import "strings"
 
 // command: the configured argv with {prompt}, {workspace} and {schema}
 // replaced anywhere inside an argument, any other {…} left as is (G21);
-// stdin is /dev/null and stdout, whole, is the result (DESIGN.md §5). Not
+// stdin is /dev/null and stdout, whole, is the result (docs/review-round.md §4). Not
 // monitored: its isolation grade is unverified. There is no version check:
 // an arbitrary program need not understand --version.
 type command struct{}

@@ -1,6 +1,6 @@
 package preset
 
-// native: no process (DESIGN.md §5). spar-exec leaves
+// native: no process (docs/review-round.md §4). spar-exec leaves
 // <round>/<reviewer>/prompt.md for the host's subagent and the reviewer
 // pending until `spar record … --transcript` or `--result` (G15).
 type native struct{}

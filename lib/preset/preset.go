@@ -1,7 +1,8 @@
-// Package preset holds the five reviewer presets of DESIGN.md §5 (G10, G12,
+// Package preset holds the five reviewer presets of docs/review-round.md §4 (G10, G12,
 // G14, G21): for each one, the argv it runs, how the reviewer's input is fed,
 // and how its output is read: which tools it used (G10), which model the
-// output states (G12), the error messages section 5 scans for refusals, and
+// output states (G12), the error messages scanned for refusals (docs/review-round.md
+// "Refusal phrases"), and
 // the result. Parsing is tolerant of events it does not know (a newer CLI
 // adds some) and strict about the result: only the final result event of the
 // CLI's documented form is a result.
@@ -49,14 +50,14 @@ type Outcome struct {
 	Result        *string  // the result text; nil when the output has none
 	ObservedModel *string  // G12: nil when the output states none
 	Tools         []string // G10: tools and item kinds seen, first appearance order
-	Errors        []string // error messages of the output (section 5 scans them)
+	Errors        []string // error messages of the output (scanned for refusal phrases, G13)
 	Problem       string   // why Result is nil ("" when it is not)
 	// Usage is what the output states of tokens and cost, nil for nothing.
 	Usage *envelope.Usage
 	// Failure is why the run failed as the output itself states it
 	// (codex's turn.failed), "" when it states none. It explains a
 	// failed attempt before stderr's last line, which may be incidental
-	// logging (DESIGN.md §5).
+	// logging (docs/review-round.md §4).
 	Failure string
 	// Warnings are what the output warns of, each kind once (kind and
 	// tool only, never content: codex's "error" items).
@@ -75,7 +76,7 @@ type Signal struct {
 	// Retry is the message of an event in which the CLI says it will try
 	// a refused request again (claude's system/api_retry, codex's
 	// "Reconnecting…" errors). When the message holds a refusal phrase of
-	// section 5 (lib/refusal decides), the runner stops the attempt at
+	// docs/review-round.md "Refusal phrases" (lib/refusal decides), the runner stops the attempt at
 	// once and records the refusal: a quota refusal must not cost the
 	// time limit.
 	Retry string
@@ -106,7 +107,7 @@ type WholeStderr interface {
 // Preset is one of claude, codex, agy, native, command.
 type Preset interface {
 	Name() string
-	// Isolation is the preset's grade (spar-config.en.md preset table).
+	// Isolation is the preset's grade (the preset table, docs/pipeline.md "The applied reviewers").
 	Isolation() string
 	// Invoke builds the process of one attempt.
 	Invoke(c Call) Invocation

@@ -1,8 +1,8 @@
-// Package ref reads the reference grammar of spar-input.en.md section 3,
+// Package ref reads the reference grammar of docs/review-round.md §6.2,
 // shared by finding locations (G7) and rule or contract links (G8). The two
 // rows differ only in the prefixes they remove and in what counts as a
 // target; this package knows neither tree nor document, so the caller decides
-// targets and Parse hands it the candidates in the order section 3 tries them.
+// targets and Parse hands it the candidates in the order docs/review-round.md §6.2 tries them.
 //
 //	reference = the text with leading and trailing whitespace removed
 //	          = prefix? path (":" line (dash line)?)? (end rest)?
@@ -56,7 +56,7 @@ type Ref struct {
 	Start, End int
 	// LineErr is why the lines cannot be used ("line 0", "end line 2 <
 	// start line 3", "line 99999999999 too large"), "" when they can.
-	// Section 3: lines are checked after the path is settled, so a
+	// docs/review-round.md §6.2: lines are checked after the path is settled, so a
 	// LineErr never changes Path.
 	LineErr string
 	// Rest is the text after the end character that follows the line.
@@ -70,7 +70,7 @@ type Ref struct {
 }
 
 // Parse reads text by the grammar and returns the readings to try, in the
-// order section 3 tries them:
+// order docs/review-round.md §6.2 tries them:
 //
 //   - a reference with a line has exactly one reading: its path runs up to
 //     the first ":line" or ":line-line" followed by an end or by the end of

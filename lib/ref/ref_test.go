@@ -28,7 +28,7 @@ func check(t *testing.T, g Grammar, text string, want ...reading) {
 	}
 }
 
-// Section 6's G7 locations, as the grammar reads them (targets are decided
+// The representative G7 locations (testdata/input-forms.json), as the grammar reads them (targets are decided
 // by lib/classify; these are the readings it tries).
 func TestG7_Grammar(t *testing.T) {
 	g := Location

@@ -1,5 +1,5 @@
 // Package refusal recognizes the usage, rate-limit and authentication
-// refusals of spar-input.en.md section 5 (G13) in a reviewer's standard
+// refusals of docs/review-round.md "Refusal phrases" (G13) in a reviewer's standard
 // error and in the error messages of its output, and the reset phrases that
 // say when the limit lifts. Any other message is not a refusal.
 package refusal
@@ -34,7 +34,7 @@ type Match struct {
 // Refused reports whether the text is a refusal (G13).
 func (m Match) Refused() bool { return m.Kind != None }
 
-// Reason is the reviewer's reason for an unavailable status (section 5,
+// Reason is the reviewer's reason for an unavailable status (docs/review-round.md "Refusal phrases",
 // "Record": "quota or rate limit: …", "authentication: …"): the kind and
 // the line that holds the phrase, cut to 300 bytes.
 func (m Match) Reason() string {
@@ -60,7 +60,7 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// The phrases of section 5, ignoring case. "code 429" and "status 429" (and
+// The phrases of docs/review-round.md "Refusal phrases", ignoring case. "code 429" and "status 429" (and
 // 401) allow up to four symbols (characters that are neither letters nor
 // digits, blanks included) between the word and the number; the number must
 // not go on with another digit (code 4290 is not code 429).
@@ -93,7 +93,7 @@ func phrases(code string, lits ...string) *regexp.Regexp {
 
 // Scan looks for the refusal phrases and the reset phrase in text. When the
 // text holds phrases of both kinds, it is an authentication refusal: the
-// fallback model is never used for one (section 5), and a retry with the
+// fallback model is never used for one (G13), and a retry with the
 // same credentials would be refused again.
 func Scan(text string) Match {
 	var m Match
@@ -128,13 +128,13 @@ func lineAt(text string, i int) string {
 }
 
 // resetPhrases: reset or resets followed by in, at or neither, then try
-// again in, try again at (section 5). Longer forms first, so that "resets
+// again in, try again at (docs/review-round.md "Refusal phrases"). Longer forms first, so that "resets
 // in 5 minutes" keeps "5 minutes", not nothing.
 var resetPhrases = []string{"resets in", "resets at", "resets", "reset in", "reset at", "reset", "try again in", "try again at"}
 
 // Resets returns the text the first reset phrase of text keeps: after the
 // phrase, whitespace, then from a word containing a digit up to a period or
-// the end of the line (section 5). A phrase must start a word (presets is
+// the end of the line (docs/review-round.md "Refusal phrases"). A phrase must start a word (presets is
 // not resets). It returns "" when no phrase keeps any text.
 func Resets(text string) string {
 	for i := 0; i < len(text); i++ {

@@ -45,7 +45,7 @@ func str(p *string) string {
 	return *p
 }
 
-// TestG13_InputForms: every form of input-forms.json "refusals" (section 5:
+// TestG13_InputForms: every form of input-forms.json "refusals" (docs/review-round.md "Refusal phrases":
 // every phrase of both kinds, the code/status forms, the reset phrases and
 // messages that are not refusals) gives its kind, phrase and resets.
 func TestG13_InputForms(t *testing.T) {
@@ -58,7 +58,7 @@ func TestG13_InputForms(t *testing.T) {
 	}
 }
 
-// TestG13_EveryPhrase: each phrase of section 5, in lower, upper and mixed
+// TestG13_EveryPhrase: each phrase of docs/review-round.md "Refusal phrases", in lower, upper and mixed
 // case, inside other text, is found with its kind and as it appears.
 func TestG13_EveryPhrase(t *testing.T) {
 	kinds := map[Kind][]string{

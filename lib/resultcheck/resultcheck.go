@@ -1,5 +1,5 @@
 // Package resultcheck is the one gate every reviewer answer passes: rows
-// G1–G6 of spar-input.en.md and the standpoint report rules
+// G1–G6 and the standpoint report rules
 // (docs/review-round.md §5). The raw result text is walked with gjson so
 // that keys are seen as received: in their order, and a key given twice is
 // seen twice (a duplicated key is invalid_output: a JSON decoder would keep
@@ -24,7 +24,7 @@ const (
 	Failed        = "failed"
 )
 
-// The enumerations of DESIGN.md §5 ("Review round section 3").
+// The enumerations of docs/review-round.md §3 ("Review round section 3").
 var (
 	Verdicts       = []string{"no_blocking_findings", "blocking_findings", "could_not_review"}
 	Angles         = []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"}

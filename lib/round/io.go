@@ -80,7 +80,7 @@ func Load(dir string) (*Record, *Findings, error) {
 		return nil, nil, err
 	}
 	if rec.Recording != nil {
-		// DESIGN.md §14.4: a recording that started and has not finished
+		// docs/review-round.md §1, "Crashes roll forward": a recording that started and has not finished
 		// is no round that stopped before recording (G29): its findings
 		// exist, staged. The next writer of the series finishes it.
 		return rec, nil, ErrRecording
@@ -102,7 +102,7 @@ func Load(dir string) (*Record, *Findings, error) {
 		return rec, nil, fmt.Errorf("%s: %w", FindingsFile, err)
 	}
 	if got := SHA256(b); got != *rec.FindingsSHA256 {
-		// DESIGN.md §4: a findings.json without the sha256 round.json names
+		// docs/review-round.md §1: a findings.json without the sha256 round.json names
 		// is a round caught between two recordings, never a finished one.
 		return rec, nil, fmt.Errorf("%w (%s has sha256 %s, round.json names %s)", ErrUnfinished, FindingsFile, got, *rec.FindingsSHA256)
 	}

@@ -24,7 +24,7 @@ func writeRound(t *testing.T, dir, findings string, finished bool, sum string) {
 	}
 }
 
-// G29/G32 and DESIGN.md §4: a reader accepts a round only when round.json
+// G29/G32 and docs/review-round.md §1: a reader accepts a round only when round.json
 // has finished_at and findings.json has the sha256 round.json names;
 // anything else is a round that stopped before recording, and a record that
 // is not review-round/v1 is unreadable.

@@ -1,7 +1,7 @@
 package round
 
-// Crashes roll forward (DESIGN.md §4 "Publication", §14.4; docs/review-round.md
-// §1; docs/trust.md "Records"). A recording is made in three phases:
+// Crashes roll forward (docs/review-round.md §1, "Crashes roll forward";
+// docs/trust.md "Records"). A recording is made in three phases:
 //
 //  1. Stage: every file it will publish (each changed <reviewer>/result.json,
 //     findings.json, summary.md and the final round.json) is written into

@@ -9,7 +9,7 @@ import (
 
 // anchored stages a recording of dir (findings.json, two ledger lines after
 // the ledger it holds) and writes the anchoring round.json, as spar-record
-// does (DESIGN.md §14.4).
+// does (docs/review-round.md §1, "Crashes roll forward").
 func anchored(t *testing.T, dir string) {
 	t.Helper()
 	final := []byte(`{"schema":"review-round/v1","name":"code-1","finished_at":"x","findings_sha256":"y"}` + "\n")

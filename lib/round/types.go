@@ -1,5 +1,5 @@
 // Package round holds the review-round/v1 records of a round folder and a
-// series (DESIGN.md §4–§7): round.json, findings.json, ledger.jsonl,
+// series (docs/review-round.md §7): round.json, findings.json, ledger.jsonl,
 // waivers.jsonl and the series' extensions.jsonl. spar-exec writes the first
 // round.json (without finished_at); spar-record writes everything after it;
 // spar-gate only reads.
@@ -62,7 +62,7 @@ type Record struct {
 	Usage *UsageTotal `json:"usage"`
 	// Recording is set only while spar-record publishes the round: the
 	// writes it has staged in .recording/ and will make, so that the next
-	// writer of the series finishes them (DESIGN.md §14.4, recording.go).
+	// writer of the series finishes them (docs/review-round.md §1, "Crashes roll forward", recording.go).
 	// Absent in a published round.json.
 	Recording *Recording `json:"recording,omitempty"`
 	// CommittedCheckPaths are the check_paths of the head commit's
@@ -137,7 +137,7 @@ type Reviewer struct {
 // NeedsWorkspace reports whether a reviewer of the round can still need the
 // workspace: a native reviewer still pending (its subagent reads the
 // workspace, then spar record records it). spar removes the workspace once
-// none is (DESIGN.md §12).
+// none is (docs/review-round.md "The workspace").
 func (r *Record) NeedsWorkspace() bool {
 	for _, rv := range r.Reviewers {
 		if rv.Preset == "native" && rv.Status == "pending" {

@@ -19,7 +19,7 @@ const (
 // UsageFields are the five usage fields in their order.
 var UsageFields = []string{FieldInputTokens, FieldOutputTokens, FieldCacheReadTokens, FieldCacheWriteTokens, FieldCostUSD}
 
-// UsageTotal is a sum of attempts' usage (DESIGN.md §5, "Usage and cost";
+// UsageTotal is a sum of attempts' usage (docs/review-round.md §7.4;
 // docs/review-round.md §7.1): round.json's `usage` of each reviewer and of
 // the round, and cap-report's of each stage and of the series.
 //

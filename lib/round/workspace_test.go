@@ -2,7 +2,7 @@ package round
 
 import "testing"
 
-// DESIGN.md §12: the workspace is needed while a native reviewer is
+// docs/review-round.md "The workspace": the workspace is needed while a native reviewer is
 // pending; its path is the recorded one, else <round>/workspace.
 func TestNeedsWorkspaceAndPath(t *testing.T) {
 	rec := &Record{Reviewers: []Reviewer{

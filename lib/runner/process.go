@@ -60,8 +60,8 @@ type procResult struct {
 	signal    string
 	timedOut  bool   // the deadline passed
 	violation string // the monitor stopped it (G10, G11)
-	// refusal is the retry message that held a refusal phrase of section 5:
-	// the attempt was stopped at once (DESIGN.md §5).
+	// refusal is the retry message that held a refusal phrase of docs/review-round.md "Refusal phrases":
+	// the attempt was stopped at once (docs/review-round.md §4).
 	refusal *refusal.Match
 	overCap string // "stdout" or "stderr" passed OutputCap
 	// sandbox is what confined the process (docs/sandbox.md): "landlock

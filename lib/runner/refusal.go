@@ -5,7 +5,7 @@ import "github.com/jaekit/spar/lib/refusal"
 const quotaKind = string(refusal.QuotaOrRateLimit)
 
 // findRefusal scans stderr and the output's error messages in that order
-// (G13, section 5): the first text holding a refusal phrase decides the
+// (G13, docs/review-round.md "Refusal phrases"): the first text holding a refusal phrase decides the
 // kind and the reason ("quota or rate limit: …" or "authentication: …",
 // with the line holding the phrase). resets is the text the first reset
 // phrase found in any of them keeps, or nil.

@@ -73,7 +73,7 @@ func fileSHA256(path string) string {
 // modification time): the fallback attempt of a reviewer runs the same
 // executable, and hashing a large one (the claude CLI is about 370 MB: one
 // to several seconds) must not delay the fallback after a quota refusal
-// (section 5).
+// (docs/review-round.md "Refusal phrases").
 var sums sync.Map
 
 type fileID struct {
@@ -113,7 +113,7 @@ func cachedSHA256(path string) string {
 
 // versions keeps the version line of an executable whose version check
 // passed, by file identity and arguments: the fallback attempt of the same
-// executable starts without checking again (section 5: a quota refusal's
+// executable starts without checking again (docs/review-round.md "Refusal phrases": a quota refusal's
 // fallback starts at once; the claude CLI's check costs a start of its
 // 370 MB binary).
 var versions sync.Map

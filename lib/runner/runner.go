@@ -1,4 +1,4 @@
-// Package runner runs the reviewers of a round (DESIGN.md §5, G13, G14,
+// Package runner runs the reviewers of a round (docs/review-round.md §4, G13, G14,
 // G19): each attempt resolves the executable, checks its version and runs
 // it in its own process group in the round's workspace, watched by its
 // preset's monitor and bounded by the reviewer's time limit, with stdout and
@@ -27,7 +27,7 @@ import (
 // only so that tests can shorten it.
 var VersionLimit = 30 * time.Second
 
-// Statuses a reviewer run ends with (DESIGN.md §5).
+// Statuses a reviewer run ends with (docs/review-round.md §4).
 const (
 	Completed     = "completed"
 	Failed        = "failed"
@@ -46,7 +46,7 @@ type Reviewer struct {
 	Config     envelope.Reviewer
 	Input      envelope.Input
 	Dir        string // <round>/<reviewer>: stdout, stderr, result.json
-	Workspace  string // the workspace's real path, outside every repository (DESIGN.md §12): the reviewer's folder and {workspace}
+	Workspace  string // the workspace's real path, outside every repository (docs/review-round.md "The workspace"): the reviewer's folder and {workspace}
 	Prompt     string // absolute path of the input file ({prompt})
 	SchemaPath string // <round>/schema.json
 	SchemaText string
@@ -333,7 +333,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	case oc.Invalid:
 		return finish(InvalidOutput, oc.Problem)
 	}
-	// No result: a refusal of section 5 in stderr or in the output's error
+	// No result: a refusal (docs/review-round.md "Refusal phrases") in stderr or in the output's error
 	// messages decides (G13); anything else is recorded by its exit status.
 	stderrText, _ := os.ReadFile(filepath.Join(r.Dir, "stderr"))
 	texts := append([]string{string(stderrText)}, oc.Errors...)

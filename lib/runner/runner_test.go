@@ -128,7 +128,7 @@ func whileRunning(t *testing.T, m string, f func() procResult, then ...func()) p
 	return procResult{}
 }
 
-// DESIGN.md §5: on the limit the whole group gets SIGTERM, then SIGKILL
+// docs/review-round.md §4: on the limit the whole group gets SIGTERM, then SIGKILL
 // after the grace period; no grandchild outlives the reviewer.
 func TestProcessGroupKilledOnLimit(t *testing.T) {
 	old := Grace
@@ -194,8 +194,8 @@ func (s stopAt) Line(l []byte) preset.Signal {
 }
 func (stopAt) Finish() preset.Outcome { return preset.Outcome{} }
 
-// A retry event whose message holds a refusal phrase (section 5) stops the
-// attempt at once; one without a phrase does not (DESIGN.md §5: a quota
+// A retry event whose message holds a refusal phrase (docs/review-round.md "Refusal phrases") stops the
+// attempt at once; one without a phrase does not (docs/review-round.md §4: a quota
 // refusal must not cost the time limit).
 func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 	start := time.Now()

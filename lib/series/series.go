@@ -1,5 +1,5 @@
-// Package series decides what a new round of a series counts for (DESIGN.md
-// §4 "Caps"): whether it is counted against its stage's cap, whether it is a
+// Package series decides what a new round of a series counts for
+// (docs/review-round.md §8.6): whether it is counted against its stage's cap, whether it is a
 // rerun of an earlier counted round, which reviewers already completed that
 // input, and whether the cap (plus extensions) refuses it. spar-exec calls
 // Decide under the series lock (G33), after re-reading the records.
@@ -110,7 +110,7 @@ func AddCapped(a, b int) int {
 	return a + b
 }
 
-// sameInput: same stage, base, head and packet_sha256 (DESIGN.md §4; the
+// sameInput: same stage, base, head and packet_sha256 (docs/review-round.md §8.6; the
 // standpoints are part of the packet, so of packet_sha256).
 func sameInput(rec *round.Record, stage, base, head, packetSHA256 string) bool {
 	return rec.Stage == stage && rec.Base == base && rec.Head == head && rec.PacketSHA256 == packetSHA256

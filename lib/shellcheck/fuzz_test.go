@@ -78,7 +78,7 @@ func FuzzG11Fragments(f *testing.F) {
 	})
 }
 
-// allowedPrograms restates DESIGN.md §5's list independently of programs.
+// allowedPrograms restates the program list of docs/review-round.md "G11 agy shell lines" independently of programs.
 var allowedPrograms = map[string]bool{
 	"ls": true, "pwd": true, "cat": true, "head": true, "wc": true, "stat": true, "file": true,
 	"true": true, "uniq": true, "cut": true, "tr": true, "nl": true, "grep": true, "egrep": true,
@@ -87,7 +87,7 @@ var allowedPrograms = map[string]bool{
 
 var allowedDirs = []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/opt/homebrew/bin/"}
 
-// forbiddenArgs restates DESIGN.md §5's forbidden argument prefixes: whole
+// forbiddenArgs restates the forbidden argument prefixes of docs/review-round.md "G11 agy shell lines": whole
 // arguments, and long options with or without =value.
 var forbiddenArgs = map[string][]string{
 	"tail": {"-f", "-F", "--follow"},

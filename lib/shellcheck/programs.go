@@ -6,8 +6,8 @@ import "strings"
 // one that breaks G11 (as written), or "".
 type argRule func(prog token, args []token) string
 
-// programs is the read-only program list of Review round section 4, as
-// DESIGN.md §5 tabulates it, with each program's argument rule.
+// programs is the read-only program list of docs/review-round.md "G11 agy shell lines", as
+// docs/review-round.md §4 tabulates it, with each program's argument rule.
 var programs map[string]argRule
 
 func init() {
@@ -30,7 +30,7 @@ func init() {
 		// file: -C compiles a magic file and writes it; -z and -Z look
 		// inside compressed files and may run a decompressor, as rg -z does
 		// (decided here: the list keeps only programs that can neither
-		// write nor execute, DESIGN.md §5).
+		// write nor execute, docs/review-round.md §4).
 		"file": forbidden{short: "CzZ", long: []string{"compile", "uncompress", "uncompress-noreport"}}.check,
 		// uniq: a second operand is an output file it writes (decided here,
 		// same reason).
@@ -39,7 +39,7 @@ func init() {
 	}
 }
 
-// forbidden is a program's forbidden argument prefixes (DESIGN.md §5). An
+// forbidden is a program's forbidden argument prefixes (docs/review-round.md §4). An
 // argument is read the way the program's option parser reads it:
 //   - short: option letters; a single-dash argument holding any of them
 //     anywhere in its cluster is forbidden (-o, -ofile, -ro);

@@ -2,7 +2,7 @@ package shellcheck
 
 import "strings"
 
-// sed (G11, DESIGN.md §5): only sed -n, no option after its first operand,
+// sed (G11, docs/review-round.md §4): only sed -n, no option after its first operand,
 // and scripts that only print. -i and -f are not among the options read
 // here, so they are violations wherever they stand; --expression and -e are
 // allowed with a script that only prints.

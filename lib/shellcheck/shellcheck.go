@@ -1,6 +1,6 @@
-// Package shellcheck decides G11 of spar-input.en.md: whether one shell line
-// that an agy reviewer ran stays inside the read-only programs of Review round
-// section 4 (DESIGN.md §5 "agy shell lines (G11)"), and if not, which part of
+// Package shellcheck decides G11: whether one shell line
+// that an agy reviewer ran stays inside the read-only programs of
+// docs/review-round.md "G11 agy shell lines", and if not, which part of
 // the line is its first problem.
 //
 // The line is read by a small lexer that knows exactly the shell syntax G11
@@ -17,12 +17,12 @@ import (
 )
 
 // Check reports whether line passes G11. When it does not, problem is the
-// line's first problem exactly as spar-input.en.md section 6 names it in
+// line's first problem exactly as the contract's representative forms (testdata/input-forms.json) names it in
 // parentheses: a shell construct anywhere in the line (the leftmost one; a
 // newline always wins), else the first part from the left that breaks the
 // rule. problem is "" when ok.
 func Check(line string) (ok bool, problem string) {
-	// G11 / section 6: a line with a newline is a violation and the newline is
+	// G11 and its representative forms: a line with a newline is a violation and the newline is
 	// its first problem, wherever it stands (quoted or after \ included).
 	if strings.Contains(line, "\n") {
 		return false, "\n"

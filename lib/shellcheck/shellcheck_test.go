@@ -38,7 +38,7 @@ func inputForms(t testing.TB) []form {
 	return doc.AgyCommands.Forms
 }
 
-// TestG11_InputForms: every example line of spar-input.en.md section 6 "G11
+// TestG11_InputForms: every example line of the representative forms "G11
 // agy shell commands" comes out with the section's verdict and first problem.
 func TestG11_InputForms(t *testing.T) {
 	sections := map[string]int{}

@@ -1,5 +1,5 @@
 // Package standpoint reads the --standpoint NAME=TEXT arguments of spar run
-// ("Standpoint arguments" in spar-input.en.md).
+// (the standpoint arguments, docs/pipeline.md §4).
 //
 // The first = separates the reviewer name from the text; the option may be
 // repeated. A missing = or an empty name is a usage error (64). Refused (65):

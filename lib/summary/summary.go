@@ -1,4 +1,4 @@
-// Package summary writes a round's summary.md (DESIGN.md §9): the verdict
+// Package summary writes a round's summary.md (docs/review-round.md §9): the verdict
 // line, the findings table, the smallest fixes, each reviewer and the
 // uncovered standpoints. It shows the same facts as round.json and
 // findings.json, never more: it is rendered from those records only.
@@ -142,7 +142,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 		for _, f := range findings {
 			loc := f.Location
 			if f.LocationUnreadable {
-				// G7, spar-input.en.md §4: the mark in the location column.
+				// G7, docs/review-round.md §6.1: the mark in the location column.
 				loc += " (unreadable location)"
 			}
 			class := f.Class
@@ -231,7 +231,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 		if len(r.Attempts) > 1 {
 			w("- attempts: %d\n", len(r.Attempts))
 		}
-		// Provenance and usage of each attempt (G14, DESIGN.md §5): a
+		// Provenance and usage of each attempt (G14, docs/review-round.md §4): a
 		// reviewer named claude that is another program on PATH shows
 		// its path and sha256 here.
 		for i, a := range r.Attempts {

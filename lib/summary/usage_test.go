@@ -27,7 +27,7 @@ func usageRec() (r0 []envelope.Attempt, r2 []envelope.Attempt) {
 // summary.md shows each attempt's executable (path, 12 hex digits of its
 // sha256, version line) and usage, "not stated" for what the output did
 // not state, and the ## Usage table per reviewer and for the round
-// (DESIGN.md §5 "Usage and cost", G14).
+// (docs/review-round.md §7.4, G14).
 func TestUsageAndProvenance(t *testing.T) {
 	r := rec()
 	r.Reviewers[0].Attempts, r.Reviewers[2].Attempts = usageRec()

@@ -94,8 +94,8 @@ type block struct {
 // Read reads the transcript at path. workspace is the native workspace
 // folder and prompt the reviewer's prompt.md, both absolute; asked are the
 // other files prompt.md tells the subagent to read (the round's packet.md
-// and schema.json): reading them is never a warning (docs/review-round.md
-// §5). An unreadable transcript (the file cannot be read, or a line is not
+// and schema.json): reading them is never a warning (docs/pipeline.md
+// §8, G15 warnings). An unreadable transcript (the file cannot be read, or a line is not
 // a JSON object) is an error: spar record refuses it.
 func Read(path, workspace, prompt string, asked ...string) (*Transcript, error) {
 	data, err := ReadFile(path, TranscriptCap)

@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// The benchmark repository (issue 5 item 1): 20,000 files, 200 MB, a head
-// commit that changes 50 of them, and a next commit (the follow-up round's
-// head, issue 14 item 6) that changes 50 others.
+// The benchmark repository (docs/review-round.md "The blob store",
+// figures): 20,000 files, 200 MB, a head commit that changes 50 of them, and
+// a next commit (the follow-up round's head) that changes 50 others.
 const (
 	benchFiles   = 20000
 	benchBytes   = 200 << 20
@@ -135,7 +135,7 @@ func floor(b *testing.B, repo, head, base, dir string) time.Duration {
 
 // BenchmarkWorkspace reports ratio = BuildLater time (the copies complete,
 // what the reviewers wait for) / floor time for a first round: an empty
-// blob store (issue 14's target: at most 0.55); ms/store-fill is the time
+// blob store (target at most 0.55, docs/review-round.md "The blob store"); ms/store-fill is the time
 // of adding the written blobs to the store afterwards, which spar-exec does
 // while the reviewers run. Each iteration times three Builds and three floors
 // on fresh folders, interleaved, and keeps the fastest of each: other work
@@ -145,8 +145,8 @@ func BenchmarkWorkspace(b *testing.B) {
 	benchRounds(b, repo, head, base, nil)
 }
 
-// BenchmarkWorkspaceFollowUp is the same for a follow-up round (issue 14
-// item 6: target at most 0.15): an earlier round of the same repository
+// BenchmarkWorkspaceFollowUp is the same for a follow-up round (target at
+// most 0.15, docs/review-round.md "The blob store"): an earlier round of the same repository
 // built head and base with the store and was removed (as spar-record does),
 // and the follow-up builds next (50 more files changed) and base, linking
 // every blob the store holds. The floor is `git archive | tar -x` of next

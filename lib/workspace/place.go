@@ -14,8 +14,7 @@ import (
 	"github.com/jaekit/spar/lib/recordpath"
 )
 
-// Where the workspace lives (DESIGN.md §12, docs/review-round.md "The
-// workspace"): outside every Git repository, so that a reviewer started in
+// Where the workspace lives (docs/review-round.md "The workspace"): outside every Git repository, so that a reviewer started in
 // it loads none of the reviewed repository's instruction files and
 // configuration, and the repository's own tools (gofmt -l ., rm -rf
 // reviews) never meet the read-only copies.

@@ -12,7 +12,7 @@ import (
 )
 
 // Store is the content-addressed store of the blobs workspaces were built
-// from (DESIGN.md §12, docs/review-round.md "The blob store"): one file per
+// from (docs/review-round.md "The workspace", docs/review-round.md "The blob store"): one file per
 // (blob id, mode) pair, <dir>/<id[:2]>/<id[2:]>-<mode>, read-only (0444, or
 // 0555 for 100755). It is global (one per cache folder, every repository):
 // a blob id names its content, whatever repository it came from.

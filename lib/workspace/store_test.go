@@ -58,7 +58,7 @@ func newWS(t *testing.T, root string) string {
 	return ws
 }
 
-// DESIGN.md §12: a follow-up round of the same repository writes only the
+// docs/review-round.md "The workspace": a follow-up round of the same repository writes only the
 // blobs no earlier round wrote; every other file is the store's file.
 func TestStore_FollowUpWritesOnlyWhatChanged(t *testing.T) {
 	repo, base, _ := storeRepo(t, 30, 0)

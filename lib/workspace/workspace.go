@@ -1,13 +1,13 @@
 // Package workspace materializes the read-only copies reviewers read:
-// <workspace>/head and <workspace>/base (DESIGN.md §4, §12), and places the
+// <workspace>/head and <workspace>/base (docs/review-round.md §1 and "The workspace"), and places the
 // workspace outside every Git repository, in spar's cache folder, beside a
 // content-addressed store of the blobs earlier rounds wrote (place.go,
 // store.go; docs/review-round.md "The workspace").
 //
 // Only the blob entries of each commit's tree are written (regular files,
 // executable files and symbolic links) with the folders above them; a
-// submodule (gitlink) is not in the copies (spar-input.en.md §3: "A submodule
-// is not in the copies"). Both copies are read-only when Build returns.
+// submodule (gitlink) is not in the copies (docs/review-round.md §6.2: a submodule
+// is not in a copy). Both copies are read-only when Build returns.
 //
 // Speed: the copies are spar's main cost besides the reviewers, and base and
 // head share most blobs. Every distinct (blob, mode) pair is read from git

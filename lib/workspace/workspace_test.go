@@ -45,7 +45,7 @@ func inode(t *testing.T, p string) uint64 {
 }
 
 // Blobs and symbolic links only, no submodules, read-only, each distinct
-// blob written once (DESIGN.md §4, spar-input.en.md §3).
+// blob written once (docs/review-round.md §1, docs/review-round.md §6.2).
 func TestMaterialize(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "-b", "main")

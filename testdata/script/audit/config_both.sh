@@ -1,5 +1,5 @@
 # config_both.sh CODE [ARGS...]: the two consumers of the configuration rows
-# (spar-input.en.md G16-G25: "spar config, spar run") given the same
+# (G16-G25: "spar config, spar run") given the same
 # configuration and arguments must give the same result.
 #
 # Runs `spar config ARGS` and `spar run --stage code --base base --head head
