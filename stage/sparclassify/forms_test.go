@@ -1,8 +1,8 @@
-package main
+package sparclassify
 
 // Every representative form of spar-input.en.md section 6 for G7 and G8,
-// read from testdata/input-forms.json and run through the spar-classify
-// binary itself against the repository each form needs.
+// read from testdata/input-forms.json and run through spar-classify's Main
+// against the repository each form needs.
 
 import (
 	"fmt"
