@@ -1,4 +1,4 @@
-package main
+package sparexec
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// BenchmarkSandbox (issue 15): the launcher's cost on a round: one fake
+// BenchmarkSandbox: the launcher's cost on a round: one fake
 // reviewer taking 1 s, its round's wall time with the sandbox over the same
 // round with SPAR_SANDBOX=off (target: at most 1.05). Each iteration times
 // three rounds of each, interleaved, and keeps the fastest of each.

@@ -1,4 +1,4 @@
-package main
+package sparexec
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ echo two > a.txt; git commit -q -am head`
 		}
 		return strings.TrimSpace(string(out))
 	}
-	fake, _ := filepath.Abs(filepath.Join("..", "testdata", "fake"))
+	fake, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "fake"))
 	var reviewers, inputs []map[string]any
 	for _, n := range names {
 		bin := filepath.Join(fake, n)
@@ -67,7 +67,7 @@ func timeRound(b *testing.B, dir string, names []string) time.Duration {
 	return time.Since(start)
 }
 
-// BenchmarkConcurrency (issue 5 item 8): three fake reviewers that each
+// BenchmarkConcurrency: three fake reviewers that each
 // take 2 s; ratio is the round's wall time over a round with one of them
 // (target: at most 1.15). Each iteration times three rounds of each,
 // interleaved, and keeps the fastest of each: other work on the machine
