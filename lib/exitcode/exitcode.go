@@ -13,8 +13,8 @@ const (
 )
 
 // Error is an error that carries the exit code a command ends with. Msg
-// names no binary: the stage that prints it puts its name before it
-// ("spar-record: …"), unless Located.
+// names no binary: the stage that prints it puts its own name and a colon
+// before it (stage/cli), unless Located.
 type Error struct {
 	Code int
 	Msg  string
