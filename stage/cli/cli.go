@@ -113,9 +113,9 @@ func isHelp(w string) bool { return w == "-h" || w == "-help" || w == "--help" }
 //
 // -h, -help and --help as words of their own (before "--"; never the value
 // of a flag, G27: --expect-head --help is a revision) ask for the usage:
-// Args.Help is set and wins over every other fault of the line. Otherwise
-// the first fault, left to right, is a *SyntaxError; the Args read up to
-// it are returned with it.
+// Args.Help is set, and a command prints its usage then whatever else the
+// line holds. The first fault, left to right, is a *SyntaxError; the Args
+// read up to it are returned with it.
 func Parse(args []string, g Grammar) (Args, error) {
 	flags := map[string]Flag{}
 	for _, f := range g.Flags {
@@ -129,13 +129,13 @@ func Parse(args []string, g Grammar) (Args, error) {
 		n, v, hasV := strings.Cut(body, "=")
 		return n, v, hasV, ok
 	}
-	if helpWanted(args, flags, name) {
-		return Args{Help: true}, nil
-	}
-	var a Args
+	a := Args{Help: helpWanted(args, flags, name)}
 	given := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
+		if isHelp(w) {
+			continue
+		}
 		if w == "--" {
 			rest := args[i+1:]
 			if g.NoPositionals && len(rest) > 0 {
