@@ -1,4 +1,6 @@
-// Command spar-check is the stage of stage/sparcheck (docs/pipeline.md).
+// Command spar-check checks every completed reviewer's raw result (G1–G6,
+// the standpoint report rules) and adds `results` to the envelope. Its
+// command layer is stage/sparcheck (docs/pipeline.md §1.1, §6).
 package main
 
 import (

@@ -1,4 +1,6 @@
-// Command spar-classify is the stage of stage/sparclassify (docs/pipeline.md).
+// Command spar-classify places and classifies every finding (G7–G9, G24)
+// and adds `findings` to the envelope. Its command layer is
+// stage/sparclassify (docs/pipeline.md §1.1, §7).
 package main
 
 import (

@@ -1,5 +1,6 @@
-// Command spar-config decides the applied configuration and starts the
-// stage pipeline (stage/sparconfig).
+// Command spar-config decides the applied configuration (G16–G25) and
+// starts the stage pipeline. Its command layer is stage/sparconfig
+// (docs/pipeline.md §1.1, §3).
 package main
 
 import (

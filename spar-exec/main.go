@@ -1,4 +1,6 @@
-// Command spar-exec is the stage of stage/sparexec (docs/pipeline.md).
+// Command spar-exec creates the round folder and runs every reviewer at
+// once (G10–G14, G19), adding `round` and `runs` to the envelope. Its
+// command layer is stage/sparexec (docs/pipeline.md §1.1, §5).
 package main
 
 import (

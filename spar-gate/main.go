@@ -1,4 +1,6 @@
-// Command spar-gate is the stage of stage/spargate (docs/pipeline.md).
+// Command spar-gate decides whether a change may pass (`spar gate`) and
+// reports a series' caps (`spar cap-report`, G34). Its command layer is
+// stage/spargate (docs/pipeline.md §1.1, §9).
 package main
 
 import (

@@ -1,4 +1,6 @@
-// Command spar-packet is the stage of stage/sparpacket (docs/pipeline.md).
+// Command spar-packet reads the run arguments and adds `run` and `packet`
+// to the envelope; every refusal of the arguments happens here. Its command
+// layer is stage/sparpacket (docs/pipeline.md §1.1, §4).
 package main
 
 import (

@@ -1,4 +1,7 @@
-// Command spar-record is the stage of stage/sparrecord (docs/pipeline.md).
+// Command spar-record records a round, loads a recorded one for `spar
+// record`, and appends triage, waiver and extension lines under the series
+// lock (G33). Its command layer is stage/sparrecord (docs/pipeline.md §1.1,
+// §8).
 package main
 
 import (
