@@ -25,7 +25,8 @@ var EnvelopeSchema []byte
 // Stage is spar-classify's work: read the envelope from r, classify the
 // findings of the completed reviewers, and write the envelope with
 // "findings" added to w. A fault of the envelope is exit 65 with
-// "spar-classify: stdin: <where>: <what>" and nothing written.
+// "stdin: <where>: <what>" (spar-classify names itself before it) and
+// nothing written.
 func Stage(r io.Reader, w io.Writer) error {
 	env, err := pipe.Read("classify", r, EnvelopeSchema)
 	if err != nil {
@@ -67,7 +68,7 @@ func Stage(r io.Reader, w io.Writer) error {
 }
 
 func stdinErr(where, what string) error {
-	return exitcode.New(exitcode.Config, fmt.Sprintf("spar-classify: stdin: %s: %s", where, what))
+	return exitcode.New(exitcode.Config, fmt.Sprintf("stdin: %s: %s", where, what))
 }
 
 // streamEntries is decode(results) read from the envelope a finding at a

@@ -81,7 +81,7 @@ func Load(o Options) (*envelope.Config, error) {
 		c.Reviewers = append(c.Reviewers, apply(e, fileTimeout, chosen))
 	}
 	if c.Digest, err = Digest(c); err != nil {
-		return nil, exitcode.New(exitcode.Internal, "spar-config: internal error: "+err.Error())
+		return nil, exitcode.New(exitcode.Internal, "internal error: "+err.Error())
 	}
 	return c, nil
 }
@@ -179,10 +179,10 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 	var run []entry
 	for _, n := range want {
 		if err := CheckName(n); err != nil {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-config: --reviewers %q: %v", value, err))
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: %v", value, err))
 		}
 		if prev, dup := seen[strings.ToLower(n)]; dup {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-config: --reviewers %q: duplicate reviewer name %q (same as %q ignoring case)", value, n, prev))
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: duplicate reviewer name %q (same as %q ignoring case)", value, n, prev))
 		}
 		seen[strings.ToLower(n)] = n
 		if e, ok := findEntry(configured, n); ok && (len(names) > 0 || e.Preset.Name == "native") {
@@ -193,7 +193,7 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 		}
 		p, ok := LookupPreset(n)
 		if !ok || p.UsesArgv {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-config: --reviewers %q: %q is neither a reviewer of the configuration nor a preset (claude, codex, agy, native)", value, n))
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: %q is neither a reviewer of the configuration nor a preset (claude, codex, agy, native)", value, n))
 		}
 		run = append(run, entry{Name: n, Preset: p})
 	}
@@ -217,11 +217,11 @@ func loadProject(dir string, c *envelope.Config) error {
 	}
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-config: --repo %q: not a folder", dir))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("--repo %q: not a folder", dir))
 	}
 	root, err := gitx.TopLevel(dir)
 	if err != nil || root == "" {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-config: --repo %q: not inside a git working tree", dir))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("--repo %q: not inside a git working tree", dir))
 	}
 	path := filepath.Join(root, filepath.FromSlash(ProjectFile))
 	data, ok, err := readSource(path)

@@ -36,7 +36,7 @@ func stamp() string { return Now().UTC().Format(time.RFC3339Nano) }
 func withLock(series string, stderr io.Writer, fn func() error) error {
 	l, err := lock.Series(series, stderr)
 	if err != nil {
-		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %v", err))
+		return exitcode.New(exitcode.IO, err.Error())
 	}
 	defer l.Release()
 	pause()
@@ -53,10 +53,10 @@ func appendRecord(path string, v any) error {
 		return err
 	}
 	if err := cutPartialTail(path); err != nil {
-		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %s: %v", path, err))
+		return exitcode.New(exitcode.IO, fmt.Sprintf("%s: %v", path, err))
 	}
 	if err := atomic.AppendLine(path, b, 0o644); err != nil {
-		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %s: %v", path, err))
+		return exitcode.New(exitcode.IO, fmt.Sprintf("%s: %v", path, err))
 	}
 	pause()
 	return nil

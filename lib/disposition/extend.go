@@ -41,24 +41,24 @@ func usage(format string, a ...any) error {
 // missing reason that is needed (65).
 func CheckExtension(req ExtendRequest) (round.Extension, error) {
 	if !contains(Stages, req.Stage) {
-		return round.Extension{}, usage("spar-record: extend: --stage %q is not a stage (plan, plan-delta or code)", req.Stage)
+		return round.Extension{}, usage("extend: --stage %q is not a stage (plan, plan-delta or code)", req.Stage)
 	}
 	by, ok := positive(req.By)
 	if !ok {
-		return round.Extension{}, usage("spar-record: extend: --by %q is not an integer of 1 or more", req.By)
+		return round.Extension{}, usage("extend: --by %q is not an integer of 1 or more", req.By)
 	}
 	e := round.Extension{Stage: req.Stage, By: by}
 	if req.Stage != "code" {
 		if req.CauseGiven || req.ReasonGiven {
-			return round.Extension{}, usage("spar-record: extend: --cause and --reason are only for a code extension, not --stage %s", req.Stage)
+			return round.Extension{}, usage("extend: --cause and --reason are only for a code extension, not --stage %s", req.Stage)
 		}
 		return e, nil
 	}
 	if !req.CauseGiven {
-		return round.Extension{}, usage("spar-record: extend: a code extension needs --cause (one of %s)", strings.Join(Causes, ", "))
+		return round.Extension{}, usage("extend: a code extension needs --cause (one of %s)", strings.Join(Causes, ", "))
 	}
 	if !contains(Causes, req.Cause) {
-		return round.Extension{}, usage("spar-record: extend: --cause %q is not one of %s", req.Cause, strings.Join(Causes, ", "))
+		return round.Extension{}, usage("extend: --cause %q is not one of %s", req.Cause, strings.Join(Causes, ", "))
 	}
 	e.Cause = req.Cause
 	if err := CheckText("extend", "reason", req.Reason); err != nil {
@@ -71,7 +71,7 @@ func CheckExtension(req ExtendRequest) (round.Extension, error) {
 		if by >= 2 {
 			why = fmt.Sprintf("--by %d", by)
 		}
-		return round.Extension{}, refuse("spar-record: extend: a code extension with %s needs --reason (the reason is missing or blank)", why)
+		return round.Extension{}, refuse("extend: a code extension with %s needs --reason (the reason is missing or blank)", why)
 	}
 	return e, nil
 }
@@ -96,20 +96,20 @@ func Extend(req ExtendRequest, stderr io.Writer) (round.Extension, error) {
 		return round.Extension{}, err
 	}
 	if req.Series == "" {
-		return round.Extension{}, usage("spar-record: extend: no series given")
+		return round.Extension{}, usage("extend: no series given")
 	}
 	series := filepath.Clean(req.Series)
 	// G28: the series is a record path: ignored by every repository that
 	// contains it, with no tracked file under it.
 	if err := recordpath.Check(series); err != nil {
-		return round.Extension{}, refuse("spar-record: extend: series %v", err)
+		return round.Extension{}, refuse("extend: series %v", err)
 	}
 	// A round folder, or a folder inside one, is no series: its
 	// extensions.jsonl would extend nothing.
 	if abs, err := filepath.Abs(series); err == nil {
 		for d := abs; ; d = filepath.Dir(d) {
 			if _, err := os.Lstat(filepath.Join(d, round.RoundFile)); err == nil {
-				return round.Extension{}, refuse("spar-record: extend: series %q is inside the round folder %q; give the round's series (its parent folder)", req.Series, d)
+				return round.Extension{}, refuse("extend: series %q is inside the round folder %q; give the round's series (its parent folder)", req.Series, d)
 			}
 			if filepath.Dir(d) == d {
 				break
@@ -119,20 +119,20 @@ func Extend(req ExtendRequest, stderr io.Writer) (round.Extension, error) {
 	fi, err := os.Stat(series)
 	switch {
 	case err == nil && !fi.IsDir():
-		return round.Extension{}, refuse("spar-record: extend: series %q is not a folder", req.Series)
+		return round.Extension{}, refuse("extend: series %q is not a folder", req.Series)
 	case os.IsNotExist(err):
 		// A series whose first round was refused by a cap of 0 has no
 		// folder yet; the extension is what lets that round run.
 		if err := os.MkdirAll(series, 0o755); err != nil {
-			return round.Extension{}, exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: extend: %v", err))
+			return round.Extension{}, exitcode.New(exitcode.IO, fmt.Sprintf("extend: %v", err))
 		}
 	case err != nil:
-		return round.Extension{}, refuse("spar-record: extend: series %q: %v", req.Series, err)
+		return round.Extension{}, refuse("extend: series %q: %v", req.Series, err)
 	}
 	err = withLock(series, stderr, func() error {
 		// G32: the extensions already recorded must read back.
 		if _, err := round.ReadExtensions(series); err != nil {
-			return refuse("spar-record: extend: series %q: %v", req.Series, err)
+			return refuse("extend: series %q: %v", req.Series, err)
 		}
 		e.At = stamp()
 		pause()

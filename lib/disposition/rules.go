@@ -125,7 +125,7 @@ func Given(s string) bool { return strings.TrimSpace(s) != "" }
 func CheckOptions(disposition string, opts map[string]string) (Rule, error) {
 	r, ok := Lookup(disposition)
 	if !ok {
-		return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("spar-record: triage: --as %q is not a disposition (one of %s)", disposition, strings.Join(Names(), ", ")))
+		return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("triage: --as %q is not a disposition (one of %s)", disposition, strings.Join(Names(), ", ")))
 	}
 	for _, o := range TriageOptions {
 		if err := CheckText("triage", o, opts[o]); err != nil {
@@ -134,7 +134,7 @@ func CheckOptions(disposition string, opts map[string]string) (Rule, error) {
 	}
 	for _, o := range TriageOptions {
 		if Given(opts[o]) && !contains(r.Takes, o) {
-			return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("spar-record: triage: --%s does not apply to --as %s (it takes %s)", o, disposition, flagList(r.Takes)))
+			return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("triage: --%s does not apply to --as %s (it takes %s)", o, disposition, flagList(r.Takes)))
 		}
 	}
 	return r, nil
@@ -145,7 +145,7 @@ func CheckOptions(disposition string, opts map[string]string) (Rule, error) {
 // given. Broken rules are refusals (65, G30).
 func CheckFinding(r Rule, f envelope.Finding, stage string, opts map[string]string) error {
 	if r.For != nil && !contains(r.For, f.Class) {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: triage: --as %s is only for a %s; finding %q is a %s", r.Disposition, strings.Join(r.For, " or "), f.ID, f.Class))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("triage: --as %s is only for a %s; finding %q is a %s", r.Disposition, strings.Join(r.For, " or "), f.ID, f.Class))
 	}
 	var missing []string
 	for _, o := range r.Needs(f.Class, stage) {
@@ -154,7 +154,7 @@ func CheckFinding(r Rule, f envelope.Finding, stage string, opts map[string]stri
 		}
 	}
 	if len(missing) > 0 {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: triage: --as %s for %s %q of a %s round needs %s (missing: %s)", r.Disposition, f.Class, f.ID, stage, flagList(r.Needs(f.Class, stage)), flagList(missing)))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("triage: --as %s for %s %q of a %s round needs %s (missing: %s)", r.Disposition, f.Class, f.ID, stage, flagList(r.Needs(f.Class, stage)), flagList(missing)))
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ func CheckFinding(r Rule, f envelope.Finding, stage string, opts map[string]stri
 // never changed.
 func CheckText(cmd, opt, s string) error {
 	if !utf8.ValidString(s) {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: %s: --%s %q refused: not valid UTF-8 (the record cannot hold it as received)", cmd, opt, s))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("%s: --%s %q refused: not valid UTF-8 (the record cannot hold it as received)", cmd, opt, s))
 	}
 	return nil
 }

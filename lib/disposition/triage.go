@@ -35,7 +35,7 @@ func roundFolder(cmd, dir string) (clean, series string, err error) {
 	clean = filepath.Clean(dir)
 	fi, err := os.Stat(clean)
 	if err != nil || !fi.IsDir() {
-		return "", "", refuse("spar-record: %s: round %q is not a round folder", cmd, dir)
+		return "", "", refuse("%s: round %q is not a round folder", cmd, dir)
 	}
 	return clean, filepath.Dir(clean), nil
 }
@@ -45,7 +45,7 @@ func roundFolder(cmd, dir string) (clean, series string, err error) {
 func loadPublished(cmd, dir string) (*round.Record, *round.Findings, error) {
 	rec, f, err := round.Load(dir)
 	if err != nil {
-		return nil, nil, refuse("spar-record: %s: round %q: %v", cmd, dir, err)
+		return nil, nil, refuse("%s: round %q: %v", cmd, dir, err)
 	}
 	return rec, f, nil
 }
@@ -70,12 +70,12 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			return err
 		}
 		if _, err := round.ReadLedger(dir); err != nil {
-			return refuse("spar-record: triage: round %q: %v", req.Round, err)
+			return refuse("triage: round %q: %v", req.Round, err)
 		}
 		// G30: the finding ID is literally an id of this round's findings.json.
 		f, ok := findingByID(fs, req.Finding)
 		if !ok {
-			return refuse("spar-record: triage: finding %q is not in round %q%s", req.Finding, req.Round, idList(fs))
+			return refuse("triage: finding %q is not in round %q%s", req.Finding, req.Round, idList(fs))
 		}
 		if err := CheckFinding(rule, f, rec.Stage, req.Options); err != nil {
 			return err
@@ -86,7 +86,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			// G27: a revision Git resolves to a commit, recorded as its full ID.
 			id, err := gitx.ResolveCommit(rec.Repo, o[OptCommit])
 			if err != nil {
-				return refuse("spar-record: triage: --commit %q does not resolve to a commit in %q", o[OptCommit], rec.Repo)
+				return refuse("triage: --commit %q does not resolve to a commit in %q", o[OptCommit], rec.Repo)
 			}
 			e.Commit = id
 			// docs/review-round.md §8.2: fixed names the commit that fixes the finding. The
@@ -97,10 +97,10 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			if rule.Disposition == "fixed" && rec.Head != "" {
 				in, err := gitx.IsAncestor(rec.Repo, id, rec.Head)
 				if err != nil {
-					return refuse("spar-record: triage: --commit %q: %v", o[OptCommit], err)
+					return refuse("triage: --commit %q: %v", o[OptCommit], err)
 				}
 				if in {
-					return refuse("spar-record: triage: --commit %q (%s) is already in the head round %q reviewed (%s); a fix is a commit after it", o[OptCommit], id, req.Round, rec.Head)
+					return refuse("triage: --commit %q (%s) is already in the head round %q reviewed (%s); a fix is a commit after it", o[OptCommit], id, req.Round, rec.Head)
 				}
 			}
 		}
@@ -160,13 +160,13 @@ func resolveOf(series, dir string, rec *round.Record, fs *round.Findings, self, 
 	}
 	if wantRound == "" || wantRound == rec.Name || wantRound == filepath.Base(dir) {
 		if id == self {
-			return "", "", refuse("spar-record: triage: --of %q: a finding is not a duplicate of itself", of)
+			return "", "", refuse("triage: --of %q: a finding is not a duplicate of itself", of)
 		}
 		if _, ok := findingByID(fs, id); ok {
 			return filepath.Base(dir), id, nil
 		}
 		if wantRound != "" {
-			return "", "", refuse("spar-record: triage: --of %q: finding %q is not in round %q", of, id, wantRound)
+			return "", "", refuse("triage: --of %q: finding %q is not in round %q", of, id, wantRound)
 		}
 	}
 	earlier, err := earlierRounds(series, dir)
@@ -185,16 +185,16 @@ func resolveOf(series, dir string, rec *round.Record, fs *round.Findings, self, 
 			continue
 		}
 		if err != nil {
-			return "", "", refuse("spar-record: triage: --of %q: round %q of the series: %v", of, name, err)
+			return "", "", refuse("triage: --of %q: round %q of the series: %v", of, name, err)
 		}
 		if _, ok := findingByID(efs, id); ok {
 			return name, id, nil
 		}
 	}
 	if wantRound != "" {
-		return "", "", refuse("spar-record: triage: --of %q: round %q is not this round or an earlier round of the series with finding %q", of, wantRound, id)
+		return "", "", refuse("triage: --of %q: round %q is not this round or an earlier round of the series with finding %q", of, wantRound, id)
 	}
-	return "", "", refuse("spar-record: triage: --of %q is not a finding of this round or of an earlier round of the series", of)
+	return "", "", refuse("triage: --of %q is not a finding of this round or of an earlier round of the series", of)
 }
 
 // earlierRounds lists the rounds of the series before dir, in series order
@@ -202,13 +202,13 @@ func resolveOf(series, dir string, rec *round.Record, fs *round.Findings, self, 
 func earlierRounds(series, dir string) ([]string, error) {
 	all, err := round.ListRounds(series)
 	if err != nil {
-		return nil, refuse("spar-record: triage: series %q: %v", series, err)
+		return nil, refuse("triage: series %q: %v", series, err)
 	}
 	// An unreadable round.json leaves its place in the series unknown, so
 	// no round can be said to be earlier or later than it (G32).
 	for _, d := range all {
 		if _, err := round.ReadRecord(d); err != nil {
-			return nil, refuse("spar-record: triage: round %q of the series: %v", filepath.Base(d), err)
+			return nil, refuse("triage: round %q of the series: %v", filepath.Base(d), err)
 		}
 	}
 	self := filepath.Base(dir)
@@ -217,7 +217,7 @@ func earlierRounds(series, dir string) ([]string, error) {
 			return all[:i], nil
 		}
 	}
-	return nil, refuse("spar-record: triage: round %q is not a round of series %q", dir, series)
+	return nil, refuse("triage: round %q is not a round of series %q", dir, series)
 }
 
 // rewriteSummary renders summary.md from round.json, findings.json and the
@@ -225,11 +225,11 @@ func earlierRounds(series, dir string) ([]string, error) {
 func rewriteSummary(dir string, rec *round.Record, fs *round.Findings) error {
 	ledger, err := round.ReadLedger(dir)
 	if err != nil {
-		return refuse("spar-record: triage: %v", err)
+		return refuse("triage: %v", err)
 	}
 	path := filepath.Join(dir, round.SummaryFile)
 	if err := atomic.WriteFile(path, summary.Render(rec, fs.Findings, ledger), 0o644); err != nil {
-		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: triage: %s: %v", path, err))
+		return exitcode.New(exitcode.IO, fmt.Sprintf("triage: %s: %v", path, err))
 	}
 	return nil
 }

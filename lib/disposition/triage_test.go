@@ -177,7 +177,7 @@ func TestG30_DispositionRules(t *testing.T) {
 				if c.msg != "" && !strings.Contains(err.Error(), c.msg) {
 					t.Errorf("message %q does not contain %q", err, c.msg)
 				}
-				if !strings.HasPrefix(err.Error(), "spar-record: triage: ") {
+				if !strings.HasPrefix(err.Error(), "triage: ") {
 					t.Errorf("message %q", err)
 				}
 				return

@@ -22,7 +22,7 @@ func Waive(req WaiveRequest, stderr io.Writer) (round.Waiver, error) {
 	// G30: waive without the user's words is refused; no record is needed
 	// to see it, so it is refused before the lock.
 	if !Given(req.UserQuote) {
-		return round.Waiver{}, refuse("spar-record: waive: --user-quote is missing or blank: a waiver needs the user's words")
+		return round.Waiver{}, refuse("waive: --user-quote is missing or blank: a waiver needs the user's words")
 	}
 	if err := CheckText("waive", "user-quote", req.UserQuote); err != nil {
 		return round.Waiver{}, err
@@ -40,10 +40,10 @@ func Waive(req WaiveRequest, stderr io.Writer) (round.Waiver, error) {
 		// G32: only spar waive and spar gate read waivers.jsonl; when it
 		// exists every line must be a whole waiver.
 		if _, _, err := round.ReadWaivers(dir); err != nil {
-			return refuse("spar-record: waive: round %q: %v", req.Round, err)
+			return refuse("waive: round %q: %v", req.Round, err)
 		}
 		if rec.DryRun {
-			return refuse("spar-record: waive: round %q is a dry run: no reviewer ran, there is nothing to waive", req.Round)
+			return refuse("waive: round %q is a dry run: no reviewer ran, there is nothing to waive", req.Round)
 		}
 		// G20: literal comparison with the round's required reviewers
 		// (configured_required of the applied configuration in round.json).
@@ -56,7 +56,7 @@ func Waive(req WaiveRequest, stderr io.Writer) (round.Waiver, error) {
 			}
 		}
 		if !ok {
-			return refuse("spar-record: waive: %q is not a required reviewer of round %q (required: %s)", req.Reviewer, filepath.Base(dir), requiredList(names))
+			return refuse("waive: %q is not a required reviewer of round %q (required: %s)", req.Reviewer, filepath.Base(dir), requiredList(names))
 		}
 		w = round.Waiver{Reviewer: req.Reviewer, Preset: preset, UserQuote: req.UserQuote, At: stamp()}
 		pause()

@@ -51,7 +51,7 @@ func TestG20_Waive(t *testing.T) {
 				if after != before {
 					t.Fatalf("refused but waivers.jsonl changed: %q", after)
 				}
-				if !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "spar-record: waive: ") {
+				if !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "waive: ") {
 					t.Fatalf("message %q, want %q", err, c.msg)
 				}
 				return

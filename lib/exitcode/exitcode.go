@@ -1,6 +1,8 @@
 // Package exitcode holds the exit codes of every spar command (docs/usage.md §6).
 package exitcode
 
+import "fmt"
+
 const (
 	OK       = 0  // done; for spar gate, passed
 	Blocked  = 1  // spar gate only: blocked
@@ -10,13 +12,26 @@ const (
 	IO       = 74 // I/O error writing records
 )
 
-// Error is an error that carries the exit code a command ends with.
+// Error is an error that carries the exit code a command ends with. Msg
+// names no binary: the stage that prints it puts its own name and a colon
+// before it (stage/cli), unless Located.
 type Error struct {
 	Code int
 	Msg  string
+	// Located: Msg begins with the place at fault, "<file>:<line>: …",
+	// the one stderr line spar-config.en.md §3 fixes for a configuration
+	// error; it is printed as it is.
+	Located bool
 }
 
 func (e *Error) Error() string { return e.Msg }
 
 // New returns an *Error with the given code and message.
 func New(code int, msg string) *Error { return &Error{Code: code, Msg: msg} }
+
+// NewLocated returns an *Error whose message begins with the place at
+// fault (Located).
+func NewLocated(code int, msg string) *Error { return &Error{Code: code, Msg: msg, Located: true} }
+
+// Usagef is a usage error (64) with the formatted message.
+func Usagef(format string, a ...any) *Error { return New(Usage, fmt.Sprintf(format, a...)) }

@@ -75,7 +75,6 @@ func (g *gate) config(repo string) (*envelope.Config, error) {
 
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "spar-config: ")
 	return strings.Join(strings.Fields(s), " ")
 }
 

@@ -97,7 +97,7 @@ func source(r io.Reader) (io.ReaderAt, int64, *os.File, error) {
 // Read reads one envelope from r and validates it against schema (a JSON
 // Schema document; nil skips validation beyond the envelope's own shape).
 // Any failure is an *exitcode.Error with code 65 and the message
-// "spar-<stage>: stdin: <where>: <what>".
+// "stdin: <where>: <what>" (the stage names itself before it).
 //
 // The input is scanned once from where it lies: the syntax is checked, each
 // top-level key's place is kept, and only what the schema can look at is
@@ -105,7 +105,7 @@ func source(r io.Reader) (io.ReaderAt, int64, *os.File, error) {
 // reported by reading the text whole, as encoding/json sees it.
 func Read(stage string, r io.Reader, schema []byte) (*Envelope, error) {
 	fail := func(where, what string) error {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("spar-%s: stdin: %s: %s", stage, where, what))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("stdin: %s: %s", where, what))
 	}
 	// A stage's heap is mostly what it decoded and keeps to the end: the
 	// collector runs at half the default growth (docs/pipeline.md
@@ -120,7 +120,7 @@ func Read(stage string, r io.Reader, schema []byte) (*Envelope, error) {
 	var sch *jsonschema.Schema
 	if schema != nil {
 		if sch, err = Compile(stage, schema); err != nil {
-			return nil, exitcode.New(exitcode.Internal, fmt.Sprintf("spar-%s: internal: envelope schema: %v", stage, err))
+			return nil, exitcode.New(exitcode.Internal, fmt.Sprintf("internal: envelope schema: %v", err))
 		}
 	}
 	e := &Envelope{keys: map[string]*item{}, spool: spool}
@@ -574,21 +574,4 @@ func EncodeIndent(w io.Writer, v any) error {
 	}
 	bw.WriteByte('\n')
 	return bw.Flush()
-}
-
-// Exit ends a stage: nil exits 0; an *exitcode.Error prints its message and
-// exits with its code; any other error is internal (70) and names the stage.
-func Exit(stage string, err error) {
-	if err == nil {
-		os.Exit(exitcode.OK)
-	}
-	var ee *exitcode.Error
-	if errors.As(err, &ee) {
-		if ee.Msg != "" {
-			fmt.Fprintln(os.Stderr, ee.Msg)
-		}
-		os.Exit(ee.Code)
-	}
-	fmt.Fprintf(os.Stderr, "spar-%s: internal error: %v\n", stage, err)
-	os.Exit(exitcode.Internal)
 }

@@ -70,16 +70,16 @@ func TestReadPrunedSchema(t *testing.T) {
 	big := strings.Repeat("r", 200000)
 	cases := []struct{ in, msg string }{
 		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a","status":"x","result":"` + big + `"}]}`, ""},
-		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a","status":"x"},{"reviewer":"","status":"x"}]}`, "spar-t: stdin: /runs/1/reviewer: "},
-		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a"}]}`, "spar-t: stdin: /runs/0: "},
-		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a","status":"x","result":5}]}`, "spar-t: stdin: /runs/0/result: "},
-		{`{"schema":"spar-pipe/v2","runs":[]}`, `spar-t: stdin: /schema: want "spar-pipe/v1"`},
-		{`{"schema":"spar-pipe/v1","runs":[],"runs":[]}`, "spar-t: stdin: /runs: duplicate key"},
-		{`{"schema":"spar-pipe/v1",`, "spar-t: stdin: /: not JSON: unexpected EOF"},
-		{`{"schema":"spar-pipe/v1",x}`, "spar-t: stdin: line 1: not JSON: invalid character 'x'"},
-		{`[1]`, "spar-t: stdin: /: not a JSON object"},
-		{`{"schema":"spar-pipe/v1","runs":[]} {}`, "spar-t: stdin: /: more than one JSON value"},
-		{``, "spar-t: stdin: /: empty input (expected a spar-pipe/v1 envelope)"},
+		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a","status":"x"},{"reviewer":"","status":"x"}]}`, "stdin: /runs/1/reviewer: "},
+		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a"}]}`, "stdin: /runs/0: "},
+		{`{"schema":"spar-pipe/v1","runs":[{"reviewer":"a","status":"x","result":5}]}`, "stdin: /runs/0/result: "},
+		{`{"schema":"spar-pipe/v2","runs":[]}`, `stdin: /schema: want "spar-pipe/v1"`},
+		{`{"schema":"spar-pipe/v1","runs":[],"runs":[]}`, "stdin: /runs: duplicate key"},
+		{`{"schema":"spar-pipe/v1",`, "stdin: /: not JSON: unexpected EOF"},
+		{`{"schema":"spar-pipe/v1",x}`, "stdin: line 1: not JSON: invalid character 'x'"},
+		{`[1]`, "stdin: /: not a JSON object"},
+		{`{"schema":"spar-pipe/v1","runs":[]} {}`, "stdin: /: more than one JSON value"},
+		{``, "stdin: /: empty input (expected a spar-pipe/v1 envelope)"},
 	}
 	for _, c := range cases {
 		e, err := Read("t", strings.NewReader(c.in), schema)

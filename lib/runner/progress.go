@@ -19,13 +19,15 @@ type Progress struct {
 	Every    time.Duration
 }
 
-// NewProgress writes to f; the periodic line only when f is a terminal.
-func NewProgress(f *os.File) *Progress {
+// NewProgress writes to w; the periodic line only when w is a terminal.
+func NewProgress(w io.Writer) *Progress {
 	term := false
-	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		term = true
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			term = true
+		}
 	}
-	return &Progress{w: f, terminal: term, Every: 30 * time.Second}
+	return &Progress{w: w, terminal: term, Every: 30 * time.Second}
 }
 
 // Line prints "spar: " and the formatted text.

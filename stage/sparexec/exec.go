@@ -1,4 +1,4 @@
-package main
+package sparexec
 
 import (
 	_ "embed"
@@ -36,7 +36,7 @@ type input struct {
 	inputs map[string]envelope.Input
 }
 
-func run(stdin io.Reader, stdout, stderr *os.File) error {
+func run(stdin io.Reader, stdout, stderr io.Writer) error {
 	env, err := pipe.Read("exec", stdin, envelopeSchema)
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		v   any
 	}{{"config", &in.cfg}, {"run", &in.run}, {"packet", &in.packet}} {
 		if err := env.Get(kv.key, kv.v); err != nil {
-			return exitcode.New(exitcode.Config, "spar-exec: stdin: "+err.Error())
+			return exitcode.New(exitcode.Config, "stdin: "+err.Error())
 		}
 	}
 	in.inputs = map[string]envelope.Input{}
@@ -56,14 +56,14 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	}
 	for i, r := range in.cfg.Reviewers {
 		if _, ok := in.inputs[r.Name]; !ok && r.Preset != "native" && r.Preset != "command" {
-			return exitcode.New(exitcode.Config, fmt.Sprintf("spar-exec: stdin: /packet/inputs: no input for reviewer %q", r.Name))
+			return exitcode.New(exitcode.Config, fmt.Sprintf("stdin: /packet/inputs: no input for reviewer %q", r.Name))
 		}
 		if r.Preset == "command" && len(r.Argv) == 0 {
-			return exitcode.New(exitcode.Config, fmt.Sprintf("spar-exec: stdin: /config/reviewers/%d/argv: command without argv", i))
+			return exitcode.New(exitcode.Config, fmt.Sprintf("stdin: /config/reviewers/%d/argv: command without argv", i))
 		}
 	}
 	if !filepath.IsAbs(in.run.Out) || !filepath.IsAbs(in.run.Series) {
-		return exitcode.New(exitcode.Config, "spar-exec: stdin: /run: out and series must be absolute paths")
+		return exitcode.New(exitcode.Config, "stdin: /run: out and series must be absolute paths")
 	}
 
 	// The workspace's place (docs/review-round.md "The workspace"): spar's cache folder, outside
@@ -73,7 +73,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	if !in.run.DryRun {
 		r, note, err := workspace.Root()
 		if err != nil {
-			return exitcode.New(exitcode.Config, "spar-exec: refused: workspace: "+err.Error())
+			return exitcode.New(exitcode.Config, "refused: workspace: "+err.Error())
 		}
 		if note != "" {
 			fmt.Fprintf(stderr, "spar-exec: workspace: %s\n", note)
@@ -88,10 +88,10 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	decide := func() (series.Decision, error) {
 		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps)
 		if err != nil {
-			return d, exitcode.New(exitcode.Config, "spar-exec: "+err.Error())
+			return d, exitcode.New(exitcode.Config, ""+err.Error())
 		}
 		if d.Refusal != "" {
-			return d, exitcode.New(exitcode.Config, "spar-exec: refused: "+d.Refusal)
+			return d, exitcode.New(exitcode.Config, "refused: "+d.Refusal)
 		}
 		return d, nil
 	}
@@ -100,12 +100,12 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 			return err
 		}
 		if err := os.MkdirAll(in.run.Series, 0o755); err != nil {
-			return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+			return exitcode.New(exitcode.IO, ""+err.Error())
 		}
 	}
 	lk, err := lock.Series(in.run.Series, stderr)
 	if err != nil {
-		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		return exitcode.New(exitcode.IO, ""+err.Error())
 	}
 	defer lk.Release()
 	// After taking the lock, read the records again (G33).
@@ -117,9 +117,9 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 	// Step 2: the round folder.
 	if err := os.Mkdir(in.run.Out, 0o755); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return exitcode.New(exitcode.Config, fmt.Sprintf("spar-exec: refused: the round folder %q already exists", in.run.Out))
+			return exitcode.New(exitcode.Config, fmt.Sprintf("refused: the round folder %q already exists", in.run.Out))
 		}
-		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		return exitcode.New(exitcode.IO, ""+err.Error())
 	}
 	started := time.Now().UTC().Format(time.RFC3339)
 	rd := &roundDir{in: &in, dir: in.run.Out, started: started, dec: dec}
@@ -128,16 +128,16 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		// first, so that prompt.md and every round.json name its real path.
 		ws, err := workspace.Create(root, in.run.Out)
 		if err != nil {
-			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
+			return exitcode.New(exitcode.IO, "workspace: "+err.Error())
 		}
 		if err := os.Symlink(ws, filepath.Join(in.run.Out, round.WorkspaceDir)); err != nil {
 			workspace.Remove(ws)
-			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
+			return exitcode.New(exitcode.IO, "workspace: "+err.Error())
 		}
 		rd.ws = ws
 	}
 	if err := rd.writeInputs(); err != nil {
-		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		return exitcode.New(exitcode.IO, ""+err.Error())
 	}
 	runs := make([]envelope.ReviewerRun, len(in.cfg.Reviewers))
 	for i, r := range in.cfg.Reviewers {
@@ -151,7 +151,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		}
 	}
 	if err := rd.writeRecord(runs); err != nil {
-		return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+		return exitcode.New(exitcode.IO, ""+err.Error())
 	}
 
 	if !in.run.DryRun {
@@ -165,7 +165,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		if err != nil {
 			// No reviewer will read it; the round stays without finished_at.
 			workspace.Remove(ws)
-			return exitcode.New(exitcode.IO, "spar-exec: workspace: "+err.Error())
+			return exitcode.New(exitcode.IO, "workspace: "+err.Error())
 		}
 		// The blobs this round wrote join the store while the reviewers
 		// run (they do not need it); spar-exec waits for it before it ends.
@@ -213,14 +213,14 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 			sig := caught.(syscall.Signal)
 			syscall.Kill(os.Getpid(), sig)
 			time.Sleep(5 * time.Second)
-			os.Exit(128 + int(sig))
+			return exitcode.New(128+int(sig), "")
 		}
 		<-filled
 		for j, i := range idx {
 			runs[i] = done[j]
 		}
 		if err := rd.writeRecord(runs); err != nil {
-			return exitcode.New(exitcode.IO, "spar-exec: "+err.Error())
+			return exitcode.New(exitcode.IO, ""+err.Error())
 		}
 	}
 
@@ -235,7 +235,7 @@ func run(stdin io.Reader, stdout, stderr *os.File) error {
 		return err
 	}
 	if err := env.Write(stdout); err != nil {
-		return exitcode.New(exitcode.IO, "spar-exec: stdout: "+err.Error())
+		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
 	return nil
 }

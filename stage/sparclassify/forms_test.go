@@ -1,8 +1,8 @@
-package main
+package sparclassify
 
-// Every representative form for G7 and G8 (testdata/input-forms.json),
-// read from testdata/input-forms.json and run through the spar-classify
-// binary itself against the repository each form needs.
+// Every representative form for G7 and G8, read from
+// testdata/input-forms.json and run through spar-classify's Main
+// against the repository each form needs.
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package main
+package sparrecord
 
 import (
 	"bytes"
@@ -44,30 +44,34 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
-// TestRunExitCodes: usage errors print the usage on stderr and exit 64;
-// --help prints it on stdout and exits 0.
+// TestRunExitCodes: usage errors print the usage on stderr after the
+// message named "spar-record: <command>: " and exit 64; --help prints it
+// on stdout and exits 0.
 func TestRunExitCodes(t *testing.T) {
 	for _, c := range []struct {
-		run  func([]string, *bytes.Buffer, *bytes.Buffer) int
 		args []string
 		want int
 	}{
-		{func(a []string, o, e *bytes.Buffer) int { return runTriage(a, nil, o, e) }, []string{"--help"}, 0},
-		{func(a []string, o, e *bytes.Buffer) int { return runTriage(a, nil, o, e) }, []string{"r"}, 64},
-		{func(a []string, o, e *bytes.Buffer) int { return runWaive(a, nil, o, e) }, []string{"--help"}, 0},
-		{func(a []string, o, e *bytes.Buffer) int { return runWaive(a, nil, o, e) }, []string{"r"}, 64},
-		{func(a []string, o, e *bytes.Buffer) int { return runExtend(a, nil, o, e) }, []string{"--help"}, 0},
-		{func(a []string, o, e *bytes.Buffer) int { return runExtend(a, nil, o, e) }, []string{"s", "--stage", "plan"}, 64},
-		{func(a []string, o, e *bytes.Buffer) int { return runExtend(a, nil, o, e) }, []string{"", "--stage", "plan", "--by", "1"}, 64},
+		{[]string{"triage", "--help"}, 0},
+		{[]string{"triage", "r"}, 64},
+		{[]string{"waive", "--help"}, 0},
+		{[]string{"waive", "r"}, 64},
+		{[]string{"extend", "--help"}, 0},
+		{[]string{"extend", "s", "--stage", "plan"}, 64},
+		{[]string{"extend", "", "--stage", "plan", "--by", "1"}, 64},
+		{[]string{"load", "r", "--reviewer"}, 64},
+		{[]string{"verdict"}, 64},
+		{[]string{"bogus"}, 64},
 	} {
 		var o, e bytes.Buffer
-		if got := c.run(c.args, &o, &e); got != c.want {
+		got := Main(c.args, nil, &o, &e)
+		if got != c.want {
 			t.Errorf("%q: exit %d, want %d (%s)", c.args, got, c.want, e.String())
 		}
-		if c.want == 0 && !strings.HasPrefix(o.String(), "usage: spar ") {
+		if c.want == 0 && !strings.HasPrefix(o.String(), "usage: spar") {
 			t.Errorf("%q: stdout %q", c.args, o.String())
 		}
-		if c.want == 64 && !strings.Contains(e.String(), "usage: spar ") {
+		if c.want == 64 && (!strings.HasPrefix(e.String(), "spar-record: ") || !strings.Contains(e.String(), "\nusage: spar") || strings.HasSuffix(e.String(), "\n\n")) {
 			t.Errorf("%q: stderr %q", c.args, e.String())
 		}
 	}

@@ -1,8 +1,8 @@
-package main
+package sparclassify
 
 // Cases of our own beyond the representative forms: every "result outside the format" of
 // G7, G8, G9 and G24, and the envelope faults spar-classify refuses, run
-// through the binary.
+// through Main.
 
 import (
 	"encoding/json"

@@ -1,12 +1,10 @@
-package main
+package sparrecord
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/jaekit/spar/lib/disposition"
-	"github.com/jaekit/spar/lib/exitcode"
 )
 
 const extendUsage = `usage: spar extend SERIES --stage plan|plan-delta|code --by N [--cause C] [--reason R]
@@ -26,30 +24,30 @@ Example:
 `
 
 // runExtend is `spar-record extend SERIES --stage S --by N [--cause C] [--reason R]`.
-func runExtend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runExtend(args []string, stdout, stderr io.Writer) error {
 	p, err := parseArgs("extend", args, []string{"stage", "by", "cause", "reason"})
-	if err != nil {
-		return usageError(stderr, err, extendUsage)
-	}
 	if p.help {
 		fmt.Fprint(stdout, extendUsage)
-		return exitcode.OK
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error(), extendUsage)
 	}
 	if len(p.pos) != 1 {
-		return usageError(stderr, fmt.Errorf("spar-record: extend: want one SERIES, got %d arguments", len(p.pos)), extendUsage)
+		return usageError(fmt.Sprintf("extend: want one SERIES, got %d arguments", len(p.pos)), extendUsage)
 	}
 	for _, f := range []string{"stage", "by"} {
 		if !p.given[f] {
-			return usageError(stderr, fmt.Errorf("spar-record: extend: --%s is required", f), extendUsage)
+			return usageError(fmt.Sprintf("extend: --%s is required", f), extendUsage)
 		}
 	}
 	if p.pos[0] == "" {
-		return usageError(stderr, errors.New("spar-record: extend: SERIES is empty"), extendUsage)
+		return usageError("extend: SERIES is empty", extendUsage)
 	}
 	e, err := disposition.Extend(disposition.ExtendRequest{
 		Series: p.pos[0], Stage: p.vals["stage"], By: p.vals["by"],
 		Cause: p.vals["cause"], CauseGiven: p.given["cause"],
 		Reason: p.vals["reason"], ReasonGiven: p.given["reason"],
 	}, stderr)
-	return finish(stdout, stderr, e, err)
+	return finish(stdout, e, err)
 }

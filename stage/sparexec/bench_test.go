@@ -1,4 +1,4 @@
-package main
+package sparexec
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ echo two > a.txt; git commit -q -am head`
 		}
 		return strings.TrimSpace(string(out))
 	}
-	fake, _ := filepath.Abs(filepath.Join("..", "testdata", "fake"))
+	fake, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "fake"))
 	var reviewers, inputs []map[string]any
 	for _, n := range names {
 		bin := filepath.Join(fake, n)

@@ -1,4 +1,4 @@
-package main
+package sparexec
 
 // The two inspection subcommands of spar-exec (docs/pipeline.md §5): they
 // show a user why a reviewer was refused, and they test the two rule engines
@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/refusal"
 	"github.com/jaekit/spar/lib/shellcheck"
+	"github.com/jaekit/spar/stage/cli"
 )
 
 const checkShellUsage = `usage: spar-exec check-shell < lines.json
@@ -87,23 +89,25 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer) (handled 
 	default:
 		return false, 0
 	}
-	name := "spar-exec " + args[0]
-	for _, a := range args[1:] {
-		if a == "-h" || a == "--help" || a == "-help" {
-			if _, err := io.WriteString(stdout, usage); err != nil {
-				return true, exitcode.IO
-			}
-			return true, exitcode.OK
+	c, err := cli.Parse(args[1:], cli.Grammar{NoPositionals: true})
+	if c.Help {
+		if _, err := io.WriteString(stdout, usage); err != nil {
+			return true, exitcode.IO
 		}
+		return true, exitcode.OK
 	}
-	if len(args) > 1 {
-		fmt.Fprintf(stderr, "%s: unknown argument %q\n%s", name, args[1], usage)
+	var se *cli.SyntaxError
+	if errors.As(err, &se) {
+		fmt.Fprintf(stderr, "%s %s: unknown argument %q\n%s", name, args[0], se.Word, usage)
 		return true, exitcode.Usage
 	}
+	return true, cli.Exit(stderr, name, inspectRun(stdin, stdout, each))
+}
+
+func inspectRun(stdin io.Reader, stdout io.Writer, each func(string) any) error {
 	texts, err := readStrings(stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "spar-exec: stdin: %v\n", err)
-		return true, exitcode.Config
+		return exitcode.New(exitcode.Config, "stdin: "+err.Error())
 	}
 	out := make([]any, 0, len(texts))
 	for _, s := range texts {
@@ -111,14 +115,12 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer) (handled 
 	}
 	b, err := pipe.MarshalIndent(out)
 	if err != nil {
-		fmt.Fprintf(stderr, "spar-exec: internal error: %v\n", err)
-		return true, exitcode.Internal
+		return err
 	}
 	if _, err := stdout.Write(b); err != nil {
-		fmt.Fprintf(stderr, "spar-exec: stdout: %v\n", err)
-		return true, exitcode.IO
+		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
-	return true, exitcode.OK
+	return nil
 }
 
 // readStrings reads one JSON array of strings, and nothing after it.

@@ -1,4 +1,4 @@
-package main
+package sparrecord
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/summary"
 	"github.com/jaekit/spar/lib/transcript"
+	"github.com/jaekit/spar/stage/cli"
 )
 
 const loadUsage = `usage: spar-record load ROUND --reviewer NAME [--result F] [--transcript F]
@@ -50,82 +51,44 @@ type loadArgs struct {
 // as `--flag VALUE` or `--flag=VALUE`, anywhere). An unknown flag, a flag
 // twice or without its value is a usage error.
 func parseLoad(args []string) (loadArgs, error) {
-	var a loadArgs
-	var pos []string
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case arg == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-			continue
-		case arg == "-h" || arg == "--help":
-			a.help = true
-			continue
-		case !strings.HasPrefix(arg, "-") || arg == "-":
-			pos = append(pos, arg)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
-		if !strings.HasPrefix(arg, "--") || (name != "reviewer" && name != "result" && name != "transcript") {
-			return a, fmt.Errorf("spar-record: load: unknown flag %q", arg)
-		}
-		if seen[name] {
-			return a, fmt.Errorf("spar-record: load: --%s given twice", name)
-		}
-		seen[name] = true
-		if !hasVal {
-			if i+1 >= len(args) {
-				return a, fmt.Errorf("spar-record: load: --%s needs a value", name)
-			}
-			i++
-			val = args[i]
-		}
-		switch name {
-		case "reviewer":
-			a.reviewer = val
-		case "result":
-			a.result, a.hasResult = val, true
-		case "transcript":
-			a.transcript, a.hasTranscript = val, true
-		}
+	p, err := parseArgs("load", args, []string{"reviewer", "result", "transcript"})
+	a := loadArgs{help: p.help}
+	if p.help || err != nil {
+		return a, err
 	}
-	if a.help {
-		return a, nil
+	if len(p.pos) != 1 {
+		return a, fmt.Errorf("load: want one ROUND, got %d arguments", len(p.pos))
 	}
-	if len(pos) != 1 {
-		return a, fmt.Errorf("spar-record: load: want one ROUND, got %d arguments", len(pos))
-	}
-	a.round = pos[0]
-	if !seen["reviewer"] {
-		return a, errors.New("spar-record: load: --reviewer NAME is required")
+	a.round = p.pos[0]
+	a.reviewer = p.vals["reviewer"]
+	a.result, a.hasResult = p.vals["result"], p.given["result"]
+	a.transcript, a.hasTranscript = p.vals["transcript"], p.given["transcript"]
+	if !p.given["reviewer"] {
+		return a, errors.New("load: --reviewer NAME is required")
 	}
 	if !a.hasResult && !a.hasTranscript {
-		return a, errors.New("spar-record: load: give --result F or --transcript F")
+		return a, errors.New("load: give --result F or --transcript F")
 	}
 	return a, nil
 }
 
-func runLoad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runLoad(args []string, stdout, stderr io.Writer) error {
 	a, err := parseLoad(args)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		fmt.Fprint(stderr, loadUsage)
-		return exitcode.Usage
-	}
 	if a.help {
 		fmt.Fprint(stdout, loadUsage)
-		return exitcode.OK
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error(), loadUsage)
 	}
 	env, err := load(a, stderr)
 	if err != nil {
-		return exitWith(stderr, err)
+		return err
 	}
 	if err := env.Write(stdout); err != nil {
-		return exitWith(stderr, exitcode.New(exitcode.IO, "spar-record: stdout: "+err.Error()))
+		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
-	return exitcode.OK
+	return nil
 }
 
 // load builds the envelope of a recorded round with one reviewer's new
@@ -363,24 +326,24 @@ Example:
 `
 
 // runVerdict prints "round: DIR" and the round's verdict line.
-func runVerdict(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+func runVerdict(args []string, stdout io.Writer) error {
+	a, err := cli.Parse(args, cli.Grammar{})
+	if a.Help {
 		fmt.Fprint(stdout, verdictUsage)
-		return exitcode.OK
+		return nil
 	}
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(stderr, "spar-record: verdict: want one ROUND")
-		fmt.Fprint(stderr, verdictUsage)
-		return exitcode.Usage
+	if err != nil || len(a.Pos) != 1 || strings.HasPrefix(a.Pos[0], "-") {
+		return usageError("verdict: want one ROUND", verdictUsage)
 	}
-	dir, err := filepath.Abs(args[0])
+	arg := a.Pos[0]
+	dir, err := filepath.Abs(arg)
 	if err != nil {
-		return exitWith(stderr, refused("round %q: %v", args[0], err))
+		return refused("round %q: %v", arg, err)
 	}
 	rec, f, err := round.Load(dir)
 	if err != nil {
-		return exitWith(stderr, refused("round %q: %v", args[0], err))
+		return refused("round %q: %v", arg, err)
 	}
 	fmt.Fprintf(stdout, "round: %s\n%s\n", dir, summary.VerdictLine(rec, f.Findings))
-	return exitcode.OK
+	return nil
 }

@@ -1,12 +1,10 @@
-package main
+package sparrecord
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/jaekit/spar/lib/disposition"
-	"github.com/jaekit/spar/lib/exitcode"
 )
 
 const waiveUsage = `usage: spar waive ROUND --reviewer NAME --user-quote Q
@@ -22,23 +20,23 @@ Example:
 `
 
 // runWaive is `spar-record waive ROUND --reviewer NAME --user-quote Q`.
-func runWaive(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runWaive(args []string, stdout, stderr io.Writer) error {
 	p, err := parseArgs("waive", args, []string{"reviewer", "user-quote"})
-	if err != nil {
-		return usageError(stderr, err, waiveUsage)
-	}
 	if p.help {
 		fmt.Fprint(stdout, waiveUsage)
-		return exitcode.OK
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error(), waiveUsage)
 	}
 	if len(p.pos) != 1 {
-		return usageError(stderr, fmt.Errorf("spar-record: waive: want one ROUND, got %d arguments", len(p.pos)), waiveUsage)
+		return usageError(fmt.Sprintf("waive: want one ROUND, got %d arguments", len(p.pos)), waiveUsage)
 	}
 	if !p.given["reviewer"] {
-		return usageError(stderr, errors.New("spar-record: waive: --reviewer NAME is required"), waiveUsage)
+		return usageError("waive: --reviewer NAME is required", waiveUsage)
 	}
 	w, err := disposition.Waive(disposition.WaiveRequest{
 		Round: p.pos[0], Reviewer: p.vals["reviewer"], UserQuote: p.vals["user-quote"],
 	}, stderr)
-	return finish(stdout, stderr, w, err)
+	return finish(stdout, w, err)
 }

@@ -1,4 +1,4 @@
-package main
+package sparrecord
 
 // spar-record's reading and writing of large envelope parts
 // (docs/pipeline.md "Memory"): the findings are read one at a time, a

@@ -1,10 +1,9 @@
-package main
+package sparrecord
 
 import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,29 +43,12 @@ func pauseBefore(stderr io.Writer, step string) {
 	time.Sleep(d)
 }
 
-// exitWith prints err's message and returns its exit code (70 for an error
-// without one).
-func exitWith(stderr io.Writer, err error) int {
-	if err == nil {
-		return exitcode.OK
-	}
-	var ee *exitcode.Error
-	if errors.As(err, &ee) {
-		if ee.Msg != "" {
-			fmt.Fprintln(stderr, ee.Msg)
-		}
-		return ee.Code
-	}
-	fmt.Fprintf(stderr, "spar-record: internal error: %v\n", err)
-	return exitcode.Internal
-}
-
 func refused(format string, a ...any) error {
-	return exitcode.New(exitcode.Config, "spar-record: refused: "+fmt.Sprintf(format, a...))
+	return exitcode.New(exitcode.Config, "refused: "+fmt.Sprintf(format, a...))
 }
 
 func ioError(path string, err error) error {
-	return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: %s: %v", path, err))
+	return exitcode.New(exitcode.IO, fmt.Sprintf("%s: %v", path, err))
 }
 
 // writeRecord writes round.json with `config` exactly as the envelope
@@ -146,33 +128,33 @@ func decode(env *pipe.Envelope) (*input, error) {
 			get = func(_ string, v any) error { return getResults(env, v.(*[]envelope.Result)) }
 		}
 		if err := get(k.key, k.v); err != nil {
-			return nil, exitcode.New(exitcode.Config, "spar-record: stdin: "+err.Error())
+			return nil, exitcode.New(exitcode.Config, "stdin: "+err.Error())
 		}
 	}
 	return in, nil
 }
 
 // runRecord records the round of the envelope on stdin.
-func runRecord(stdin io.Reader, stdout, stderr io.Writer) int {
+func runRecord(stdin io.Reader, stdout, stderr io.Writer) error {
 	env, err := pipe.Read("record", stdin, envelopeSchema)
 	if err != nil {
-		return exitWith(stderr, err)
+		return err
 	}
 	in, err := decode(env)
 	if err != nil {
-		return exitWith(stderr, err)
+		return err
 	}
 	rec, err := record(in, stderr)
 	if err != nil {
-		return exitWith(stderr, err)
+		return err
 	}
 	if err := env.Set("recorded", rec); err != nil {
-		return exitWith(stderr, err)
+		return err
 	}
 	if err := env.Write(stdout); err != nil {
-		return exitWith(stderr, exitcode.New(exitcode.IO, "spar-record: stdout: "+err.Error()))
+		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
-	return exitcode.OK
+	return nil
 }
 
 // foreignFiles are the records a round folder holds only after spar-record
@@ -205,7 +187,7 @@ var foreignFiles = []string{round.FindingsFile, round.LedgerFile, round.SummaryF
 func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	dir := in.Round.Dir
 	if !filepath.IsAbs(dir) {
-		return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: stdin: /round/dir: %q is not an absolute path", dir))
+		return nil, exitcode.New(exitcode.Config, fmt.Sprintf("stdin: /round/dir: %q is not an absolute path", dir))
 	}
 	series := in.Round.Series
 	if series == "" {
@@ -424,7 +406,7 @@ func buildRecord(in *input) (*round.Record, error) {
 	for _, cr := range in.Config.Reviewers {
 		// G20: the name is a folder of the round; never a path.
 		if err := config.CheckName(cr.Name); err != nil {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("spar-record: stdin: /config/reviewers: %q is not a reviewer name (G20): %v", cr.Name, err))
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("stdin: /config/reviewers: %q is not a reviewer name (G20): %v", cr.Name, err))
 		}
 		run, ok := runs[cr.Name]
 		if !ok {

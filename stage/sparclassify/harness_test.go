@@ -1,10 +1,10 @@
-package main
+package sparclassify
 
-// The harness the form tests share: it builds the real spar-classify binary
-// once, builds the small git repository each form needs (base and head
-// commits written straight into the object store, so symbolic links and
-// submodules are exact), writes an envelope by hand (spar-packet's run,
-// spar-check's results) and runs the binary on it.
+// The harness the form tests share: it builds the small git repository
+// each form needs (base and head commits written straight into the object
+// store, so symbolic links and submodules are exact), writes an envelope by
+// hand (spar-packet's run, spar-check's results) and runs spar-classify's
+// Main on it, in this process.
 
 import (
 	"bytes"
@@ -21,26 +21,6 @@ import (
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/pipe"
 )
-
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "spar-classify-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "spar-classify")
-	cmd := exec.Command("go", "build", "-o", binary, ".")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build spar-classify:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // fileSpec is one entry of a commit's tree.
 type fileSpec struct {
@@ -191,7 +171,7 @@ func envelopeFor(r repo, checkPaths, criteriaIDs []string, reviewers map[string]
 	return b
 }
 
-// classify runs the binary and returns its findings.
+// classifyBin runs spar-classify and returns its findings.
 func classifyBin(t testing.TB, env []byte) []envelope.Finding {
 	t.Helper()
 	out, stderr, code := runBin(env)
@@ -207,24 +187,17 @@ func classifyBin(t testing.TB, env []byte) []envelope.Finding {
 	return got.Findings
 }
 
+// runBin runs spar-classify with args on stdin: its stdout, stderr and
+// exit code.
 func runBin(stdin []byte, args ...string) ([]byte, string, int) {
-	cmd := exec.Command(binary, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-	}
+	code := Main(args, bytes.NewReader(stdin), &out, &errb)
 	return out.Bytes(), errb.String(), code
 }
 
 func loadForms(t *testing.T, key string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "input-forms.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "input-forms.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,163 @@
+// Package sparconfig is spar-config's command layer: it decides the
+// applied configuration (spar-config.en.md, rows G16–G25 of
+// spar-input.en.md) and starts the stage pipeline: it prints the envelope
+// {"schema":"spar-pipe/v1","config":{...}}, or with --record the bare
+// applied configuration record that `spar config` shows. It reads no stdin.
+package sparconfig
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/stage/cli"
+)
+
+const name = "spar-config"
+
+const usageText = `usage: spar-config [--repo DIR] [--reviewers LIST] [--model NAME=MODEL]... [--effort NAME=EFFORT]... [--record]
+
+Decides the configuration a review round applies and prints it on stdout:
+by default the pipeline envelope {"schema":"spar-pipe/v1","config":{...}}
+that spar-packet reads; with --record only the applied configuration record
+(what 'spar config' prints and round.json keeps as "config"). Reads no stdin.
+
+Flags:
+  --repo DIR           a folder inside the repository under review (default: the
+                       current directory); its working tree's .jaekit/spar.toml
+                       is the project configuration
+  --reviewers LIST     comma-separated reviewer names for this run, instead of the
+                       configured list; "" means native alone (G25)
+  --model NAME=MODEL   the model for reviewer NAME when the user configuration does
+                       not write one; repeatable, split at the first "="
+  --effort NAME=EFFORT the effort for a claude or codex reviewer NAME when the user
+                       configuration does not write one; repeatable
+  --record             print the bare applied configuration record
+  -h, --help           print this text and exit 0
+
+Environment (the user configuration source order; an empty variable is absent):
+  SPAR_CONFIG          1. the user configuration file
+  XDG_CONFIG_HOME      2. $XDG_CONFIG_HOME/jaekit/spar.toml
+  HOME                 3. ~/.config/jaekit/spar.toml
+  CLEAN_REVIEW_CONFIG  4. clean-review's config.json when none of 1-3 exists; else
+                       $XDG_CONFIG_HOME/clean-review/config.json, else
+                       ~/.config/clean-review/config.json (only the chosen one)
+                       5. none of these: the default list claude, codex, agy
+
+Exit codes: 0 printed; 64 usage error; 65 configuration error or refusal
+(one stderr line, nothing on stdout); 70 internal error.
+
+Example:
+  spar-config --repo . --reviewers claude,native --effort claude=medium --record
+`
+
+// grammar is spar-config's command line. It keeps the forms of Go's flag
+// package it was first read with: -name as well as --name, a flag given
+// again replaces its value, --record=BOOL.
+var grammar = cli.Grammar{
+	Flags: []cli.Flag{
+		{Name: "repo", Repeat: true},
+		{Name: "reviewers", Repeat: true},
+		{Name: "model", Repeat: true},
+		{Name: "effort", Repeat: true},
+		{Name: "record", Bool: true, Repeat: true},
+	},
+	NoPositionals: true,
+	SingleDash:    true,
+}
+
+// Main runs spar-config with the command line args and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.Exit(stderr, name, run(args, stdout))
+}
+
+func usageErr(msg string) error {
+	return exitcode.Usagef("%s (see spar-config --help)", msg)
+}
+
+// syntaxMsg is the text of a command-line fault, as Go's flag package
+// worded it.
+func syntaxMsg(e *cli.SyntaxError) string {
+	switch e.Kind {
+	case cli.Unknown:
+		return "flag provided but not defined: -" + e.Flag
+	case cli.Missing:
+		return "flag needs an argument: -" + e.Flag
+	}
+	return e.Error()
+}
+
+func run(args []string, stdout io.Writer) error {
+	a, err := cli.Parse(args, grammar)
+	if a.Help {
+		fmt.Fprint(stdout, usageText)
+		return nil
+	}
+	var se *cli.SyntaxError
+	if errors.As(err, &se) {
+		return usageErr(syntaxMsg(se))
+	}
+	record := false
+	for _, s := range a.Sets {
+		if s.Name != "record" {
+			continue
+		}
+		record = true
+		if s.HasValue {
+			if record, err = strconv.ParseBool(s.Value); err != nil {
+				return usageErr(fmt.Sprintf("invalid boolean value %q for -record: parse error", s.Value))
+			}
+		}
+	}
+	o := config.Options{}
+	o.Repo, _ = a.Value("repo")
+	// --reviewers "" (native alone, G25) differs from no --reviewers.
+	if v, ok := a.Value("reviewers"); ok {
+		o.Reviewers = &v
+	}
+	for _, m := range a.Values("model") {
+		arg, err := config.ParseArg("--model", m)
+		if err != nil {
+			return err
+		}
+		o.Models = append(o.Models, arg)
+	}
+	for _, e := range a.Values("effort") {
+		arg, err := config.ParseArg("--effort", e)
+		if err != nil {
+			return err
+		}
+		o.Efforts = append(o.Efforts, arg)
+	}
+	c, err := config.Load(o)
+	if err != nil {
+		return err
+	}
+	if record {
+		b, err := pipe.MarshalIndent(c)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return ioErr(err)
+	}
+	env := pipe.New()
+	if err := env.Set("config", c); err != nil {
+		return err
+	}
+	if err := env.Set("configured_reviewers", c.ConfiguredNames); err != nil {
+		return err
+	}
+	return ioErr(env.Write(stdout))
+}
+
+func ioErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return exitcode.New(exitcode.IO, "stdout: "+err.Error())
+}

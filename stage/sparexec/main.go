@@ -1,0 +1,62 @@
+// Package sparexec is spar-exec's command layer, the stage that runs the
+// reviewers (DESIGN.md §3–§5): it reads the envelope (config, run, packet),
+// makes the cap decision under the series lock (G33), creates the round
+// folder with packet.md, schema.json, each reviewer's input and round.json
+// without finished_at, materializes head/ and base/ in a workspace of
+// spar's cache folder outside every repository (<round>/workspace links to
+// it, DESIGN.md §12), linking the blobs earlier rounds stored, runs every
+// reviewer at once (G10–G14, G19, section 5) and adds `round` and `runs` to
+// the envelope.
+//
+// The reviewer sandbox's launcher is the spar-exec binary run again through
+// /proc/self/exe (docs/sandbox.md): its main calls sandbox.Main before Main.
+package sparexec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/stage/cli"
+)
+
+const name = "spar-exec"
+
+const usage = `usage: spar-exec < envelope.json > envelope.json
+       spar-exec check-shell < lines.json
+       spar-exec check-refusal < texts.json
+
+Reads a spar-pipe/v1 envelope with config, run and packet; creates the round
+folder (run.out), runs every reviewer at once and writes the envelope back
+with round and runs added. Progress lines go to stderr.
+
+check-shell and check-refusal print why an agy shell line (G11) or a
+reviewer's message (section 5) is refused.
+
+Exit codes: 0 done (whatever the reviewers' statuses), 64 usage error,
+65 invalid stdin or refused (nothing written), 70 internal error,
+74 I/O error writing the round folder.
+
+Example:
+  spar-exec < packet.json > exec.json
+`
+
+// Main runs spar-exec with the command line args and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// check-shell and check-refusal (inspect.go) come before anything else.
+	if handled, code := inspect(args, stdin, stdout, stderr); handled {
+		return code
+	}
+	a, err := cli.Parse(args, cli.Grammar{NoPositionals: true})
+	if a.Help {
+		fmt.Fprint(stdout, usage)
+		return exitcode.OK
+	}
+	var se *cli.SyntaxError
+	if errors.As(err, &se) {
+		return cli.Exit(stderr, name, exitcode.Usagef("unexpected argument %q\n%s", se.Word, strings.TrimSuffix(usage, "\n")))
+	}
+	return cli.Exit(stderr, name, run(stdin, stdout, stderr))
+}

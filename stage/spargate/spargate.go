@@ -1,0 +1,207 @@
+// Package spargate is spar-gate's command layer: it decides whether a
+// change may pass (`spar gate`, DESIGN.md §8) and reports a series' caps
+// (`spar cap-report`, G34). It only reads records: no lock (G33), and
+// nothing written but gate --out and --sarif (G28).
+package spargate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gate"
+	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/sarif"
+	"github.com/jaekit/spar/lib/version"
+	"github.com/jaekit/spar/stage/cli"
+)
+
+const name = "spar-gate"
+
+const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE]
+       spar-gate cap-report SERIES [--format md|json]
+
+gate        read the round folders in the given order and decide: prints the
+            review-gate/v1 record; exit 0 passed, 1 blocked (each reason on
+            stderr, one line each, with what clears it)
+  --expect-head REV  the head the work must be at (G27)
+  --out FILE         also write the record to FILE, atomically (G28: an
+                     existing FILE must be a review-gate/v1 record; its
+                     sha256 becomes previous_gate_digest)
+  --sarif FILE       also write the findings of the gated rounds as SARIF
+                     2.1.0 to FILE, atomically, for code hosts (one run per
+                     reviewer; closed findings suppressed with their
+                     disposition); an existing FILE must be a SARIF log
+cap-report  per stage the cap, extensions (cause, reason), rounds counted and
+            left, reruns, the tokens and cost the reviewers stated, and the
+            growth of the code rounds (G34)
+  --format md|json   Markdown (default) or JSON
+
+Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing
+written), 70 internal error, 74 I/O error writing --out.
+
+Examples:
+  spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login/gate.json
+  spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
+  spar-gate cap-report reviews/login --format json
+`
+
+// Main runs spar-gate with the command line args and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.Exit(stderr, name, run(args, stdout, stderr))
+}
+
+func usageErr(format string, args ...any) error {
+	return exitcode.Usagef("%s (spar-gate --help prints the usage)", fmt.Sprintf(format, args...))
+}
+
+// The commands' flags; each takes a value, at most once.
+var (
+	gateFlags = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}}
+	capFlags  = []cli.Flag{{Name: "format"}}
+)
+
+// parse splits args into positionals and the flag values of flags.
+func parse(args []string, flags []cli.Flag) ([]string, map[string]string, error) {
+	a, err := cli.Parse(args, cli.Grammar{Flags: flags})
+	var se *cli.SyntaxError
+	if errors.As(err, &se) {
+		if se.Kind == cli.Unknown {
+			return nil, nil, usageErr("unknown flag %s", se.Word)
+		}
+		return nil, nil, usageErr("%s", se.Error())
+	}
+	vals := map[string]string{}
+	for _, s := range a.Sets {
+		vals[s.Name] = s.Value
+	}
+	return a.Pos, vals, nil
+}
+
+// helpWanted reports -h or --help given as an argument of its own. The word
+// after a flag that takes a value (of either command) is that value, never
+// an option (G27: --expect-head --help is a revision that does not
+// resolve, not a request for the usage).
+func helpWanted(args []string) bool {
+	a, _ := cli.Parse(args, cli.Grammar{Flags: append(append([]cli.Flag{}, gateFlags...), capFlags...)})
+	return a.Help
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageErr("a command is needed: gate or cap-report")
+	}
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintf(stdout, "spar %s\n", version.String())
+		return nil
+	}
+	if helpWanted(args[:1]) || (len(args) > 1 && helpWanted(args[1:])) {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	switch args[0] {
+	case "gate":
+		return runGate(args[1:], stdout, stderr)
+	case "cap-report":
+		return runCapReport(args[1:], stdout)
+	}
+	return usageErr("unknown command %q (gate or cap-report)", args[0])
+}
+
+func runGate(args []string, stdout, stderr io.Writer) error {
+	rounds, vals, err := parse(args, gateFlags)
+	if err != nil {
+		return err
+	}
+	if len(rounds) == 0 {
+		return usageErr("gate: one or more round folders are needed")
+	}
+	opts := gate.Options{Rounds: rounds}
+	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
+	out, hasOut := vals["out"]
+	if hasOut {
+		prev, err := gate.CheckOut(out, rounds)
+		if err != nil {
+			return exitcode.New(exitcode.Config, err.Error())
+		}
+		opts.Out, opts.PreviousGateDigest = out, prev
+	}
+	sarifOut, hasSarif := vals["sarif"]
+	if hasSarif {
+		if err := gate.CheckSarifOut(sarifOut, rounds, out); err != nil {
+			return exitcode.New(exitcode.Config, err.Error())
+		}
+	}
+	var rec *gate.Record
+	if hasSarif {
+		var log sarif.Log
+		if rec, log, err = gate.Export(opts); err != nil {
+			return exitcode.New(exitcode.Internal, "--sarif: "+err.Error())
+		}
+		sb, err := pipe.MarshalIndent(log)
+		if err != nil {
+			return err
+		}
+		if err := atomic.WriteFileUnlocked(sarifOut, sb, 0o644); err != nil {
+			return exitcode.New(exitcode.IO, fmt.Sprintf("--sarif %q: %v", sarifOut, err))
+		}
+	} else {
+		rec = gate.Decide(opts)
+	}
+	b, err := pipe.MarshalIndent(rec)
+	if err != nil {
+		return err
+	}
+	if hasOut {
+		if err := atomic.WriteFileUnlocked(out, b, 0o644); err != nil {
+			return exitcode.New(exitcode.IO, fmt.Sprintf("--out %q: %v", out, err))
+		}
+	}
+	if _, err := stdout.Write(b); err != nil {
+		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
+	}
+	if rec.State == gate.Blocked {
+		for _, r := range rec.Reasons {
+			fmt.Fprintln(stderr, name+": blocked: "+r)
+		}
+		return exitcode.New(exitcode.Blocked, "")
+	}
+	return nil
+}
+
+func runCapReport(args []string, stdout io.Writer) error {
+	pos, vals, err := parse(args, capFlags)
+	if err != nil {
+		return err
+	}
+	format, ok := vals["format"]
+	if !ok {
+		format = "md"
+	}
+	if format != "md" && format != "json" {
+		return usageErr("cap-report: --format %q is not md or json", format)
+	}
+	if len(pos) != 1 {
+		return usageErr("cap-report: exactly one series folder is needed (got %d)", len(pos))
+	}
+	rep, err := gate.Caps(pos[0])
+	var refusal *gate.RefusalError
+	if errors.As(err, &refusal) {
+		return exitcode.New(exitcode.Config, "cap-report: "+refusal.Msg)
+	}
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		b, err := pipe.MarshalIndent(rep)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	_, err = io.WriteString(stdout, rep.Markdown())
+	return err
+}

@@ -1,0 +1,104 @@
+// Package sparrecord is spar-record's command layer, the only writer of a
+// series' records after spar-exec (DESIGN.md §3, §4, §7): it records a
+// round from the envelope, loads a recorded round back into an envelope for
+// `spar record`, and appends triage, waiver and extension lines. Every
+// write holds the series lock (G33).
+package sparrecord
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/stage/cli"
+)
+
+const name = "spar-record"
+
+const usageText = `usage: spar-record [< envelope]
+       spar-record load ROUND --reviewer NAME [--result F] [--transcript F]
+       spar-record verdict ROUND
+       spar-record triage ROUND FINDING --as DISPOSITION [options]
+       spar-record waive ROUND --reviewer NAME --user-quote Q
+       spar-record extend SERIES --stage S --by N [--cause C] [--reason R]
+
+With no command, reads the spar-pipe/v1 envelope of spar-classify on stdin,
+records the round (findings.json, ledger.jsonl, summary.md, then round.json
+with finished_at) and writes the envelope with "recorded" to stdout.
+
+load builds the envelope of a recorded round with NAME's result (the file of
+--result, else the transcript's final message) for spar-check, spar-classify
+and spar-record: that is how 'spar record' re-records a round.
+
+verdict prints where a recorded round is and its verdict line.
+
+Exit codes: 0 done, 64 usage error, 65 refused (nothing written),
+70 internal error, 74 I/O error writing records.
+
+Example:
+  spar-classify < check.json | spar-record > recorded.json
+`
+
+// Main runs spar-record with the command line args and returns its exit
+// code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.Exit(stderr, name, run(args, stdin, stdout, stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return runRecord(stdin, stdout, stderr)
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(stdout, usageText)
+		return nil
+	case "load":
+		return runLoad(args[1:], stdout, stderr)
+	case "verdict":
+		return runVerdict(args[1:], stdout)
+	case "triage":
+		return runTriage(args[1:], stdout, stderr)
+	case "waive":
+		return runWaive(args[1:], stdout, stderr)
+	case "extend":
+		return runExtend(args[1:], stdout, stderr)
+	}
+	return usageError(fmt.Sprintf("unknown command %q", args[0]), usageText)
+}
+
+// usageError is a usage error (64): msg, then the usage text.
+func usageError(msg, usage string) error {
+	return exitcode.Usagef("%s\n%s", msg, strings.TrimSuffix(usage, "\n"))
+}
+
+// parsed is a command line: positional arguments and flag values.
+type parsed struct {
+	pos   []string
+	vals  map[string]string
+	given map[string]bool
+	help  bool
+}
+
+// parseArgs reads the command line of cmd (docs/review-round.md §8.1):
+// `--name VALUE` and `--name=VALUE` for the names in flags, each at most
+// once, anywhere among the positional arguments (stage/cli). The word after
+// a flag is always its value, even when it starts with -.
+func parseArgs(cmd string, args []string, flags []string) (parsed, error) {
+	g := cli.Grammar{}
+	for _, f := range flags {
+		g.Flags = append(g.Flags, cli.Flag{Name: f})
+	}
+	a, err := cli.Parse(args, g)
+	p := parsed{pos: a.Pos, vals: map[string]string{}, given: map[string]bool{}, help: a.Help}
+	var se *cli.SyntaxError
+	if errors.As(err, &se) {
+		return p, fmt.Errorf("%s: %v", cmd, se)
+	}
+	for _, s := range a.Sets {
+		p.vals[s.Name], p.given[s.Name] = s.Value, true
+	}
+	return p, nil
+}

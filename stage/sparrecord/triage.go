@@ -1,0 +1,71 @@
+package sparrecord
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/jaekit/spar/lib/disposition"
+	"github.com/jaekit/spar/lib/exitcode"
+)
+
+const triageUsage = `usage: spar triage ROUND FINDING --as DISPOSITION [options]
+
+Appends one line to ROUND/ledger.jsonl and prints it. The last line for a
+finding decides its disposition.
+
+  --as fixed      --commit REV (G27); a code-stage defect also
+                  --failed-before CHECK and --passed-after CHECK
+  --as rejected   --evidence TEXT (why the finding is wrong)
+  --as duplicate  --of ID or --of ROUND/ID (another finding of this round
+                  or of an earlier round of the series)
+  --as deferred   --to WHERE; a defect or requirement-question also
+                  --user-quote Q
+  --as accepted   defect only: --user-quote Q
+  --as answered   requirement-question only: --user-quote Q
+
+A text that is empty after trimming counts as not given (G30).
+Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
+74 I/O error.
+
+Example:
+  spar triage reviews/login/code-1 rules-F1 --as fixed --commit HEAD \
+    --failed-before 'go test ./checks' --passed-after 'go test ./checks'
+`
+
+// runTriage is `spar-record triage ROUND FINDING --as D [options]`.
+func runTriage(args []string, stdout, stderr io.Writer) error {
+	flags := append([]string{"as"}, disposition.TriageOptions...)
+	p, err := parseArgs("triage", args, flags)
+	if p.help {
+		fmt.Fprint(stdout, triageUsage)
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error(), triageUsage)
+	}
+	if len(p.pos) != 2 {
+		return usageError(fmt.Sprintf("triage: want ROUND and FINDING, got %d arguments", len(p.pos)), triageUsage)
+	}
+	if !p.given["as"] {
+		return usageError("triage: --as DISPOSITION is required", triageUsage)
+	}
+	opts := map[string]string{}
+	for _, o := range disposition.TriageOptions {
+		opts[o] = p.vals[o]
+	}
+	e, err := disposition.Triage(disposition.TriageRequest{
+		Round: p.pos[0], Finding: p.pos[1], Disposition: p.vals["as"], Options: opts,
+	}, stderr)
+	return finish(stdout, e, err)
+}
+
+// finish prints the appended line, or passes on the error.
+func finish(stdout io.Writer, line any, err error) error {
+	if err != nil {
+		return err
+	}
+	if err := disposition.Output(stdout, line); err != nil {
+		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
+	}
+	return nil
+}
