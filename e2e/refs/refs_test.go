@@ -176,9 +176,6 @@ func notScriptData(rel string) bool { return !strings.HasSuffix(rel, ".txtar") }
 // same file is checked. Remove an entry once its text is gone.
 var helpText = []struct{ file, text string }{
 	{"spar", "print the applied configuration record (spar-config." + "en.md §4)"},
-	{"spar-exec/inspect.go", "accepted tells whether the line passes G11 (spar-input." + "en.md)"},
-	{"spar-exec/inspect.go", "kind is the refusal the text shows by the phrases of spar-input." + "en.md"},
-	{"spar-record/load.go", "(DESIGN." + "md §10), an unreadable --result or transcript (G15)."},
 }
 
 func isHelpText(rel, line string) bool {

@@ -19,7 +19,7 @@ type Error struct {
 	Code int
 	Msg  string
 	// Located: Msg begins with the place at fault, "<file>:<line>: …",
-	// the one stderr line spar-config.en.md §3 fixes for a configuration
+	// the one stderr line G17 fixes for a configuration
 	// error; it is printed as it is.
 	Located bool
 }

@@ -1,7 +1,7 @@
 // Package cli is the stage layer's command line: the one flag reader of
 // every spar-* stage, and the one place that turns the error a stage ended
 // with into its stderr text (named "spar-<stage>: ") and its exit code
-// (DESIGN.md §3: 64 usage, 65 refused, 70 internal, 74 I/O).
+// (docs/pipeline.md §1: 64 usage, 65 refused, 70 internal, 74 I/O).
 //
 // Library code returns errors without a binary's name; only this layer
 // names the binary.

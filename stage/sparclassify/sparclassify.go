@@ -1,7 +1,7 @@
 // Package sparclassify is spar-classify's command layer: it places every
 // finding of the completed reviewers (G7 locations, G8 rule and contract
 // links, G9 criterion links, G24 check paths) and classifies it by
-// DESIGN.md section 6 and spar-input.en.md section 4 (lib/classify). It
+// docs/review-round.md §6 (lib/classify). It
 // reads the spar-pipe/v1 envelope on stdin (run and results) and writes it
 // back on stdout with the findings key added.
 package sparclassify

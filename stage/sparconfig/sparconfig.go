@@ -1,6 +1,5 @@
 // Package sparconfig is spar-config's command layer: it decides the
-// applied configuration (spar-config.en.md, rows G16–G25 of
-// spar-input.en.md) and starts the stage pipeline: it prints the envelope
+// applied configuration (docs/pipeline.md §3, rows G16–G25) and starts the stage pipeline: it prints the envelope
 // {"schema":"spar-pipe/v1","config":{...}}, or with --record the bare
 // applied configuration record that `spar config` shows. It reads no stdin.
 package sparconfig

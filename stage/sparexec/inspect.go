@@ -27,8 +27,8 @@ line, in the same order:
 
   {"line": "...", "accepted": true|false, "problem": "..."}
 
-accepted tells whether the line passes G11 (spar-input.en.md): only the
-read-only programs of Review round section 4 and sed -n, joined by |, &&, ||
+accepted tells whether the line passes G11: only read-only programs
+(docs/review-round.md "G11 agy shell lines") and sed -n, joined by |, &&, ||
 and ;, with 2>/dev/null and 2>&1 removed before checking. problem is "" when
 accepted, otherwise the line's first problem as the reason of a
 tool_violation names it: a shell construct anywhere in the line (the leftmost;
@@ -54,8 +54,8 @@ text, in the same order:
   {"text": "...", "kind": "quota_or_rate_limit"|"authentication"|null,
    "phrase": "..."|null, "resets": "..."|null}
 
-kind is the refusal the text shows by the phrases of spar-input.en.md
-section 5 (ignoring case; null: not a refusal, G13), phrase the matched text
+kind is the refusal the text shows by the refusal phrases
+(docs/review-round.md "Refusal phrases", ignoring case; null: not a refusal, G13), phrase the matched text
 as it appears in the text, resets the text a reset phrase keeps ("resets in",
 "try again at", ...: from the word with a digit after it up to a period or the
 end of the line), or null.

@@ -1,11 +1,11 @@
 // Package sparexec is spar-exec's command layer, the stage that runs the
-// reviewers (DESIGN.md §3–§5): it reads the envelope (config, run, packet),
+// reviewers (docs/pipeline.md §5): it reads the envelope (config, run, packet),
 // makes the cap decision under the series lock (G33), creates the round
 // folder with packet.md, schema.json, each reviewer's input and round.json
 // without finished_at, materializes head/ and base/ in a workspace of
 // spar's cache folder outside every repository (<round>/workspace links to
-// it, DESIGN.md §12), linking the blobs earlier rounds stored, runs every
-// reviewer at once (G10–G14, G19, section 5) and adds `round` and `runs` to
+// it, docs/review-round.md "The workspace"), linking the blobs earlier rounds stored, runs every
+// reviewer at once (G10–G14, G19, refusal phrases) and adds `round` and `runs` to
 // the envelope.
 //
 // The reviewer sandbox's launcher is the spar-exec binary run again through

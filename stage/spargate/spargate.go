@@ -1,5 +1,5 @@
 // Package spargate is spar-gate's command layer: it decides whether a
-// change may pass (`spar gate`, DESIGN.md §8) and reports a series' caps
+// change may pass (`spar gate`, docs/review-gate.md) and reports a series' caps
 // (`spar cap-report`, G34). It only reads records: no lock (G33), and
 // nothing written but gate --out and --sarif (G28).
 package spargate

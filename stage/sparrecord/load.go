@@ -31,7 +31,7 @@ Refused (65, nothing written): an unreadable round (G32), a round that
 stopped before its first recording, a dry run, a name
 that is not a reviewer of the round (G20), a reviewer that already
 completed there, a round document that changed since the round started
-(DESIGN.md §10), an unreadable --result or transcript (G15).
+(docs/review-round.md §1), an unreadable --result or transcript (G15).
 
 Exit codes: 0 printed, 64 usage error, 65 refused (nothing written),
 70 internal error.

@@ -1,5 +1,5 @@
 // Package sparrecord is spar-record's command layer, the only writer of a
-// series' records after spar-exec (DESIGN.md §3, §4, §7): it records a
+// series' records after spar-exec (docs/pipeline.md §8): it records a
 // round from the envelope, loads a recorded round back into an envelope for
 // `spar record`, and appends triage, waiver and extension lines. Every
 // write holds the series lock (G33).
