@@ -92,19 +92,25 @@ func (r Reason) Line() string {
 }
 
 // CommandOf splits what clears a reason into its words and the command at
-// its end: the whole of it when it is a command, else what follows the last
-// ": " that starts a spar or git command ("" when none does).
+// its end: the whole of it when it is a command, else what follows the first
+// ": " that starts a spar or git command ("" when none does). The first: the
+// command's own quoted values may hold ": spar ", the words before it never
+// do (they are this package's text, not a record's).
 func CommandOf(clear string) (words, command string) {
 	starts := func(s string) bool { return strings.HasPrefix(s, "spar ") || strings.HasPrefix(s, "git ") }
 	if starts(clear) {
 		return "", clear
 	}
-	for i := strings.LastIndex(clear, ": "); i >= 0; i = strings.LastIndex(clear[:i], ": ") {
-		if starts(clear[i+2:]) {
-			return clear[:i], clear[i+2:]
+	for i := 0; ; {
+		j := strings.Index(clear[i:], ": ")
+		if j < 0 {
+			return clear, ""
+		}
+		i += j + 2
+		if starts(clear[i:]) {
+			return clear[:i-2], clear[i:]
 		}
 	}
-	return clear, ""
 }
 
 // Verdict is the one line that says the outcome: passed or blocked (with
