@@ -125,7 +125,11 @@ func (r *Report) Verdict() string {
 			series = append(series, x.Series)
 		}
 	}
-	what := fmt.Sprintf("%s of %s, %s", plural(len(rec.Rounds), "round"), strings.Join(series, ", "), headText(rec))
+	what := plural(len(rec.Rounds), "round")
+	if len(series) > 0 {
+		what += " of " + strings.Join(series, ", ")
+	}
+	what += ", " + headText(rec)
 	if rec.State == Passed {
 		return "passed: " + what
 	}

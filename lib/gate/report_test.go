@@ -105,6 +105,10 @@ func TestLinesAndVerdict(t *testing.T) {
 	if v := rep.Verdict(); v != "passed: 1 round of s, no head (the repository's HEAD does not resolve)" {
 		t.Errorf("%s", v)
 	}
+	rep.Record = &Record{State: Blocked, Reasons: []string{"x"}}
+	if v := rep.Verdict(); v != "blocked by 1 reason: 0 rounds, no head (no round of the list was recorded)" {
+		t.Errorf("%s", v)
+	}
 }
 
 func TestMarkdownPieces(t *testing.T) {
