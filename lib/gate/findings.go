@@ -219,6 +219,7 @@ func (g *gate) findings(s *seriesData) {
 		if !v.closed {
 			c.Open++
 			g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint)
+			g.menu(f.Class)
 			continue
 		}
 		res := error(nil)
@@ -228,8 +229,9 @@ func (g *gate) findings(s *seriesData) {
 		if res == nil {
 			if d := refound(v, contained2); d != nil {
 				c.Open++
-				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit and %s",
+				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit, then %s",
 					s.display, r.name, f.Class, f.ID, v.chain, v.commit, d.r.name, d.r.rec.Head, f.Class, hint)
+				g.menu(f.Class)
 				continue
 			}
 			c.Closed++
@@ -238,12 +240,14 @@ func (g *gate) findings(s *seriesData) {
 		}
 		c.Open++
 		if errors.Is(res, errNotAncestor) {
-			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head and review the new head (%s), or %s",
-				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"), hint)
+			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
+				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"))
+			g.menu(f.Class)
 			continue
 		}
-		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: %s",
+		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: triage it again: %s",
 			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint)
+		g.menu(f.Class)
 	}
 }
 
@@ -284,18 +288,26 @@ func (g *gate) count(class string) *Count {
 	return &g.rec.Findings.Note
 }
 
-// triageHint is the spar triage that closes a finding, with every closing
-// disposition of its class (docs/review-round.md §8.2).
+// triageHint is the one spar triage a reason names for a finding: the
+// first closing disposition of its class (dispositions).
 func triageHint(dir, id, class, stage string) string {
-	cmd := "spar triage " + shellQuote(dir) + " " + shellQuote(id)
+	return "spar triage " + shellQuote(dir) + " " + shellQuote(id) + " " + dispositions(class, stage)[0]
+}
+
+// dispositions are the spar triage flags of every disposition that closes
+// a finding of class in a round of stage (docs/review-round.md §8.2), the one a
+// reason names first; the readable forms list them all once (report.go).
+// A class that never blocks (hardening, note) is closed by any.
+func dispositions(class, stage string) []string {
+	rest := []string{"--as rejected --evidence TEXT", "--as deferred --to WHERE --user-quote WORDS", "--as duplicate --of ID"}
 	if class == "requirement-question" {
-		return cmd + " --as answered --user-quote WORDS (or --as rejected --evidence TEXT, --as deferred --to WHERE --user-quote WORDS, --as duplicate --of ID)"
+		return append([]string{"--as answered --user-quote WORDS"}, rest...)
 	}
-	fixed := " --as fixed --commit REV"
+	fixed := "--as fixed --commit REV"
 	if stage == "code" {
 		fixed += " --failed-before CHECK --passed-after CHECK"
 	}
-	return cmd + fixed + " (or --as rejected --evidence TEXT, --as accepted --user-quote WORDS, --as deferred --to WHERE --user-quote WORDS, --as duplicate --of ID)"
+	return append([]string{fixed, rest[0], "--as accepted --user-quote WORDS"}, rest[1:]...)
 }
 
 var errNotAncestor = errors.New("not an ancestor of the head")

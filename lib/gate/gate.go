@@ -19,6 +19,11 @@ import (
 type Options struct {
 	// Rounds are the round folders as given (G29), in the given order.
 	Rounds []string
+	// Series are series folders gated whole, after Rounds: every round of
+	// each, in series order, but the rounds the gate leaves out (dry runs,
+	// rounds that stopped before recording; Targets tells the two kinds of
+	// folder apart).
+	Series []string
 	// ExpectHead is --expect-head (G27); ExpectHeadGiven tells "" apart
 	// from not given.
 	ExpectHead      string
@@ -39,6 +44,8 @@ type Options struct {
 type seriesData struct {
 	abs     string
 	display string // the series as the user's paths spell it
+	whole   bool   // given as a series folder: gated whole
+	listErr string // why a series gated whole lists no round
 	rounds  []*roundData
 	byName  map[string]*roundData
 	index   map[*roundData]int
@@ -58,6 +65,7 @@ type listedRound struct {
 	series  *seriesData
 	data    *roundData
 	dup     bool // listed twice: only the first counts
+	left    bool // a round of a series gated whole that the gate leaves out
 }
 
 // run reads the rounds and decides, keeping what the SARIF export needs.
@@ -100,17 +108,65 @@ type gate struct {
 	states map[*roundData]map[string]sarif.State
 	// configs is the gate's own configuration per repository (trust.go).
 	configs map[string]configResult
+	// reasons are rec.Reasons split for the readable forms (report.go).
+	reasons []Reason
 }
 
-// reason adds one blocked reason. It is one line: a control character that
-// reaches it from a record (a file name, an error) is shown escaped.
+// reason adds one blocked reason, "<problem>; to clear: <what clears it>".
+// It is one line: a control character that reaches it from a record (a file
+// name, an error) is shown escaped. The format's "; to clear: " splits it,
+// and its arguments with it, into the Reason the readable forms show
+// (report.go); a format without it is a problem only.
 func (g *gate) reason(format string, args ...any) {
-	line := fmt.Sprintf(format, args...)
-	if strings.IndexFunc(line, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		q := strconv.Quote(line)
-		line = q[1 : len(q)-1]
+	problem, clear := format, ""
+	var pArgs, cArgs []any = args, nil
+	if i := strings.Index(format, clearSep); i >= 0 {
+		n := verbs(format[:i])
+		problem, clear = format[:i], format[i+len(clearSep):]
+		pArgs, cArgs = args[:n], args[n:]
 	}
+	r := Reason{Problem: oneLineText(fmt.Sprintf(problem, pArgs...))}
+	line := r.Problem
+	if clear != "" {
+		r.Clear = oneLineText(fmt.Sprintf(clear, cArgs...))
+		line += clearSep + r.Clear
+	}
+	g.reasons = append(g.reasons, r)
 	g.rec.Reasons = append(g.rec.Reasons, line)
+}
+
+// clearSep ends a reason's problem and starts what clears it (docs/review-gate.md §3).
+const clearSep = "; to clear: "
+
+// menu marks the last reason as one that a disposition of class closes
+// (or a waiver, waiverMenu): the readable forms list what closes each such
+// class once, after the reasons (report.go).
+func (g *gate) menu(class string) {
+	g.reasons[len(g.reasons)-1].Menu = class
+}
+
+// verbs counts the arguments a format's verbs take (%% takes none; every
+// format of this package uses plain verbs, no argument indexes or *).
+func verbs(format string) int {
+	n := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] != '%' {
+			n++
+		}
+	}
+	return n
+}
+
+func oneLineText(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		q := strconv.Quote(s)
+		return q[1 : len(q)-1]
+	}
+	return s
 }
 
 // collect groups the listed rounds by series (the parent folder) in order of
@@ -136,6 +192,9 @@ func (g *gate) collect() {
 		s.listed = append(s.listed, l)
 		g.listed = append(g.listed, l)
 	}
+	for _, dir := range g.opts.Series {
+		g.listSeries(dir, bySeries, seen)
+	}
 	for _, s := range g.series {
 		var abs []string
 		for _, l := range s.listed {
@@ -158,8 +217,18 @@ func (g *gate) collect() {
 				l.data = extra[l.abs]
 			}
 		}
+		if s.whole {
+			s.leaveOut()
+		}
 		s.pickLatest()
 	}
+	kept := g.listed[:0]
+	for _, l := range g.listed {
+		if !l.left {
+			kept = append(kept, l)
+		}
+	}
+	g.listed = kept
 }
 
 // pickLatest finds the series' latest counted round and its reruns (the
@@ -286,23 +355,44 @@ func (g *gate) removedRounds(s *seriesData) {
 
 // fixedList is the round list that would clear the list's own problems:
 // the given rounds that can be gated, then every round of their series that
-// must be listed and is not (G29), in series order.
-func (g *gate) fixedList() string {
+// must be listed and is not (G29), in series order. A series gated whole is
+// given as its folder again. It is empty when no listed round can be gated.
+func (g *gate) fixedList() []string {
 	var parts []string
+	whole := map[*seriesData]bool{}
 	for _, l := range g.listed {
 		if l.dup || (l.data != nil && l.data.state == unfinished) || (l.data != nil && l.data.dryRun()) {
+			continue
+		}
+		if s := l.series; s.whole {
+			if !whole[s] {
+				whole[s] = true
+				parts = append(parts, shellQuote(s.display))
+			}
 			continue
 		}
 		parts = append(parts, shellQuote(l.given))
 	}
 	for _, s := range g.series {
+		if s.whole {
+			continue
+		}
 		for _, r := range s.missing() {
 			parts = append(parts, shellQuote(s.dirOf(r)))
 		}
 	}
-	cmd := "spar gate " + strings.Join(parts, " ")
-	if g.opts.ExpectHeadGiven {
-		cmd += " --expect-head " + shellQuote(g.opts.ExpectHead)
+	return parts
+}
+
+// gateCommand is the spar gate of list, with --expect-head (rev when
+// given, else the gate's own) and --out kept.
+func (g *gate) gateCommand(list []string, rev string) string {
+	cmd := "spar gate " + strings.Join(list, " ")
+	if rev == "" && g.opts.ExpectHeadGiven {
+		rev = shellQuote(g.opts.ExpectHead)
+	}
+	if rev != "" {
+		cmd += " --expect-head " + rev
 	}
 	if g.opts.Out != "" {
 		cmd += " --out " + shellQuote(g.opts.Out)
@@ -329,8 +419,14 @@ func (s *seriesData) missing() []*roundData {
 }
 
 // listedProblems: G29, G32 — a listed round that is unreadable, a dry run,
-// or stopped before recording findings.
-func (g *gate) listedProblems(s *seriesData, fix string) {
+// or stopped before recording findings. Leaving a dry run or a stopped round
+// out clears it when other rounds remain to gate; when none does, running
+// the round again (for real) is what clears it.
+func (g *gate) listedProblems(s *seriesData, fix []string) {
+	if s.whole && len(s.listed) == 0 {
+		g.reason("%s: the series holds no round to gate (%s); to clear: review the change into it: spar run --stage STAGE --base REV --head REV --out %s",
+			s.display, s.listErr, shellQuote(filepath.Join(s.display, "NAME")))
+	}
 	for _, l := range s.listed {
 		r := l.data
 		if l.dup || r == nil {
@@ -341,15 +437,32 @@ func (g *gate) listedProblems(s *seriesData, fix string) {
 		case r.state == unreadable:
 			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
 				s.display, name, r.err, shellQuote(l.display))
-		case r.state == unfinished:
+		case r.state == unfinished && len(fix) > 0:
 			g.reason("%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or leave it out of the list: %s",
-				s.display, name, trimUnfinished(r.err), fix)
+				s.display, name, trimUnfinished(r.err), g.gateCommand(fix, ""))
+		case r.state == unfinished:
+			g.reason("%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or run it again: %s",
+				s.display, name, trimUnfinished(r.err), s.runAgain(l))
+		case r.dryRun() && len(fix) > 0:
+			g.reason("%s: round %s is a dry run; to clear: leave it out of the list: %s", s.display, name, g.gateCommand(fix, ""))
 		case r.dryRun():
-			g.reason("%s: round %s is a dry run; to clear: leave it out of the list: %s", s.display, name, fix)
+			g.reason("%s: round %s is a dry run, and no other round is listed; to clear: review the change for real: %s", s.display, name, s.runAgain(l))
 		case r.waiversErr != nil:
 			g.reason("%s: round %s: %v; to clear: restore waivers.jsonl as spar waive wrote it", s.display, name, r.waiversErr)
 		}
 	}
+}
+
+// runAgain is the spar run that repeats a listed round that recorded
+// nothing (a dry run, a round that stopped): its own arguments, without
+// --dry-run, into the next free name. Its round.json is read whole here;
+// when it does not read, the command names what the agent fills in.
+func (s *seriesData) runAgain(l *listedRound) string {
+	rec, err := round.ReadRecord(l.abs)
+	if err != nil {
+		return "spar run --stage STAGE --base REV --head REV --out " + shellQuote(filepath.Join(s.display, "NAME"))
+	}
+	return runLike(s, rec, filepath.Base(l.abs), rec.Base, rec.Head)
 }
 
 func trimUnfinished(err error) string {
@@ -362,14 +475,14 @@ func trimUnfinished(err error) string {
 
 // missingRounds: G29 — every round of the series that is not a dry run must
 // be in the list (obsolete records fail the gate, review-freshness).
-func (g *gate) missingRounds(s *seriesData, fix string) {
+func (g *gate) missingRounds(s *seriesData, fix []string) {
 	for _, r := range s.missing() {
 		if r.state == unreadable {
 			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s",
 				s.display, r.name, r.err, shellQuote(s.dirOf(r)))
 			continue
 		}
-		g.reason("%s: round %s of the series is not in the gate list; to clear: %s", s.display, r.name, fix)
+		g.reason("%s: round %s of the series is not in the gate list; to clear: %s", s.display, r.name, g.gateCommand(fix, ""))
 	}
 }
 
@@ -441,8 +554,8 @@ func (g *gate) headMismatch(s *seriesData) {
 	}
 	if !g.opts.ExpectHeadGiven {
 		if s.headErr != nil {
-			g.reason("%s: the HEAD of the repository %s does not resolve to a commit (%v), so the gate has no head to hold round %s against; to clear: check out the reviewed work there, or give the head the work must be at: spar gate ... --expect-head REV",
-				s.display, s.repo, s.headErr, s.latest.name)
+			g.reason("%s: the HEAD of the repository %s does not resolve to a commit (%v), so the gate has no head to hold round %s against; to clear: check out the reviewed work there, or give the head the work must be at: %s",
+				s.display, s.repo, s.headErr, s.latest.name, g.gateCommand(g.fixedList(), "REV"))
 			return
 		}
 		if s.head != s.latest.rec.Head {
@@ -452,7 +565,7 @@ func (g *gate) headMismatch(s *seriesData) {
 		return
 	}
 	if s.expect == nil {
-		g.reason("%s: --expect-head %q does not resolve to a commit in the repository %s; to clear: give a revision that git resolves to a commit there (git -C %s rev-parse --verify %s)",
+		g.reason("%s: --expect-head %q does not resolve to a commit in the repository %s; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
 			s.display, g.opts.ExpectHead, s.repo, shellQuote(s.repo), shellQuote(g.opts.ExpectHead+"^{commit}"))
 		return
 	}
@@ -539,19 +652,19 @@ func (g *gate) requiredReviewers(s *seriesData) {
 		if out.Status != ReviewerMissing {
 			continue
 		}
-		dir := shellQuote(s.dirOf(s.latest))
-		waive := "spar waive " + dir + " --reviewer " + shellQuote(req.Name) + " --user-quote WORDS"
 		if doubt != "" {
-			g.reason("%s: round %s: required reviewer %s (%s) completed, but %s: a native review counts only when recorded from the subagent's transcript showing prompt.md read and no other warning; to clear: review again in a new round and record the transcript (%s, then spar record ROUND --reviewer %s --transcript FILE), or with the user's words: %s",
-				s.display, where.name, req.Name, req.Preset, doubt, s.runCommand(s.latest.rec.Base, s.latest.rec.Head), shellQuote(req.Name), waive)
+			g.reason("%s: round %s: required reviewer %s (%s) completed, but %s: a native review counts only when recorded from the subagent's transcript showing prompt.md read and no other warning; to clear: review again in a new round and record the subagent's transcript there (spar record ROUND --reviewer %s --transcript FILE): %s",
+				s.display, where.name, req.Name, req.Preset, doubt, shellQuote(req.Name), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+			g.menu(waiverMenu)
 			continue
 		}
 		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head, req.Name)
 		if status == "pending" {
 			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE"
 		}
-		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s, or with the user's words: %s",
-			s.display, s.latest.name, req.Name, req.Preset, status, clear, waive)
+		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s",
+			s.display, s.latest.name, req.Name, req.Preset, status, clear)
+		g.menu(waiverMenu)
 	}
 }
 
@@ -565,10 +678,14 @@ func (g *gate) requiredReviewers(s *seriesData) {
 // add names reviewers the run must include: with a --reviewers list, a
 // required reviewer missing from it is appended so that the rerun runs it.
 func (s *seriesData) runCommand(base, head string, add ...string) string {
-	r := s.latest.rec
+	return runLike(s, s.latest.rec, s.latest.name, base, head, add...)
+}
+
+// runLike is runCommand for the round r named name.
+func runLike(s *seriesData, r *round.Record, name, base, head string, add ...string) string {
 	var b strings.Builder
 	b.WriteString("spar run --repo " + shellQuote(r.Repo) + " --stage " + r.Stage + " --base " + base + " --head " + head)
-	b.WriteString(" --out " + shellQuote(filepath.Join(s.display, s.nextName())))
+	b.WriteString(" --out " + shellQuote(filepath.Join(s.display, s.nextAfter(name))))
 	if r.Config.Override != nil && r.Config.Override.Kind == "--reviewers" {
 		names := append([]string{}, r.Config.Override.Names...)
 		for _, a := range add {
@@ -610,8 +727,11 @@ func (s *seriesData) runCommand(base, head string, add ...string) string {
 
 // nextName is the first free round name after the latest round's: a name
 // ending in -<n> counts on (code-2 → code-3), any other gets -2.
-func (s *seriesData) nextName() string {
-	base, n := s.latest.name, 1
+func (s *seriesData) nextName() string { return s.nextAfter(s.latest.name) }
+
+// nextAfter is the first free round name after name.
+func (s *seriesData) nextAfter(name string) string {
+	base, n := name, 1
 	if i := strings.LastIndexByte(base, '-'); i > 0 {
 		if v, err := strconv.Atoi(base[i+1:]); err == nil && v >= 0 && base[i+1:] == strconv.Itoa(v) {
 			base, n = base[:i], v

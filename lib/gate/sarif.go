@@ -15,12 +15,12 @@ import (
 	"github.com/jaekit/spar/lib/sarif"
 )
 
-// Export decides like Decide and also returns the SARIF log of the listed,
+// Export decides like Explain and also returns the SARIF log of the listed,
 // published rounds (docs/pipeline.md "SARIF export"): every finding with the
 // state the gate gave it, so a closed finding is suppressed with its
 // disposition as the justification. A round the gate could not read is not
 // in the log; the gate record's reasons name it.
-func Export(o Options) (*Record, sarif.Log, error) {
+func Export(o Options) (*Report, sarif.Log, error) {
 	g := run(o)
 	var rounds []sarif.Round
 	for _, l := range g.listed {
@@ -40,7 +40,7 @@ func Export(o Options) (*Record, sarif.Log, error) {
 			States:   g.states[r],
 		})
 	}
-	return g.rec, sarif.Export(rounds), nil
+	return g.report(), sarif.Export(rounds), nil
 }
 
 // CheckSarifOut refuses a --sarif path that would damage records: inside a

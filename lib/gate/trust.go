@@ -34,7 +34,7 @@ func (g *gate) required(s *seriesData) []envelope.RequiredReviewer {
 	out := append([]envelope.RequiredReviewer{}, s.latest.rec.Config.ConfiguredRequired...)
 	cfg, err := g.config(s.repo)
 	if err != nil {
-		g.reason("%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it (spar config --repo %s shows what it reads)",
+		g.reason("%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it, then see what the gate reads: spar config --repo %s",
 			s.display, s.repo, oneLine(err.Error()), shellQuote(s.repo))
 		return out
 	}
@@ -145,7 +145,7 @@ func (g *gate) noReview(s *seriesData) {
 	}
 	clear := "run the reviewers again: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head)
 	if pending != "" {
-		clear = "record the pending review: " + pending + ", or " + clear
+		clear = "record the pending review: " + pending
 	}
 	g.reason("%s: round %s: no reviewer completed a review of the series' latest input (%s), and a gate never passes without one; to clear: %s",
 		s.display, s.latest.name, strings.Join(states, ", "), clear)

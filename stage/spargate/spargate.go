@@ -20,12 +20,18 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE]
+const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format json|md]
+       spar-gate gate SERIES... [flags as above]
        spar-gate cap-report SERIES [--format md|json]
 
-gate        read the round folders in the given order and decide: prints the
-            review-gate/v1 record; exit 0 passed, 1 blocked (each reason on
-            stderr, one line each, with what clears it)
+gate        read the round folders in the given order and decide; a series
+            folder (one that holds rounds) gates every round of the series
+            in series order, leaving out its dry runs and rounds that stopped
+            before recording; round and series folders are not mixed.
+            stdout: the review-gate/v1 record. stderr: a verdict line
+            (passed or blocked, rounds, head), then each reason on a line
+            with the command that clears it, then once the dispositions that
+            close the findings it names. Exit 0 passed, 1 blocked
   --expect-head REV  the head the work must be at (G27)
   --out FILE         also write the record to FILE, atomically (G28: an
                      existing FILE must be a review-gate/v1 record; its
@@ -34,6 +40,10 @@ gate        read the round folders in the given order and decide: prints the
                      2.1.0 to FILE, atomically, for code hosts (one run per
                      reviewer; closed findings suppressed with their
                      disposition); an existing FILE must be a SARIF log
+  --format json|md   stdout: the JSON record (default) or a Markdown report
+                     for a CI step summary or a pull-request comment
+                     (verdict, rounds, findings, reasons); --out still
+                     writes the JSON record
 cap-report  per stage the cap, extensions (cause, reason), rounds counted and
             left, reruns, the tokens and cost the reviewers stated, and the
             growth of the code rounds (G34)
@@ -44,6 +54,7 @@ written), 70 internal error, 74 I/O error writing --out.
 
 Examples:
   spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login/gate.json
+  spar-gate gate reviews/login --format md --out reviews/login/gate.json >> "$GITHUB_STEP_SUMMARY"
   spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
   spar-gate cap-report reviews/login --format json
 `
@@ -59,7 +70,7 @@ func usageErr(format string, args ...any) error {
 
 // The commands' flags; each takes a value, at most once.
 var (
-	gateFlags = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}}
+	gateFlags = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}}
 	capFlags  = []cli.Flag{{Name: "format"}}
 )
 
@@ -111,18 +122,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 func runGate(args []string, stdout, stderr io.Writer) error {
-	rounds, vals, err := parse(args, gateFlags)
+	pos, vals, err := parse(args, gateFlags)
 	if err != nil {
 		return err
 	}
-	if len(rounds) == 0 {
-		return usageErr("gate: one or more round folders are needed")
+	if len(pos) == 0 {
+		return usageErr("gate: one or more round folders (or series folders) are needed")
 	}
-	opts := gate.Options{Rounds: rounds}
+	format, ok := vals["format"]
+	if !ok {
+		format = "json"
+	}
+	if format != "md" && format != "json" {
+		return usageErr("gate: --format %q is not json or md", format)
+	}
+	rounds, series, err := gate.Targets(pos)
+	if err != nil {
+		return usageErr("gate: %v", err)
+	}
+	folders := gate.Folders(rounds, series)
+	opts := gate.Options{Rounds: rounds, Series: series}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
 	out, hasOut := vals["out"]
 	if hasOut {
-		prev, err := gate.CheckOut(out, rounds)
+		prev, err := gate.CheckOut(out, folders)
 		if err != nil {
 			return exitcode.New(exitcode.Config, err.Error())
 		}
@@ -130,14 +153,14 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	sarifOut, hasSarif := vals["sarif"]
 	if hasSarif {
-		if err := gate.CheckSarifOut(sarifOut, rounds, out); err != nil {
+		if err := gate.CheckSarifOut(sarifOut, folders, out); err != nil {
 			return exitcode.New(exitcode.Config, err.Error())
 		}
 	}
-	var rec *gate.Record
+	var rep *gate.Report
 	if hasSarif {
 		var log sarif.Log
-		if rec, log, err = gate.Export(opts); err != nil {
+		if rep, log, err = gate.Export(opts); err != nil {
 			return exitcode.New(exitcode.Internal, "--sarif: "+err.Error())
 		}
 		sb, err := pipe.MarshalIndent(log)
@@ -148,9 +171,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("--sarif %q: %v", sarifOut, err))
 		}
 	} else {
-		rec = gate.Decide(opts)
+		rep = gate.Explain(opts)
 	}
-	b, err := pipe.MarshalIndent(rec)
+	b, err := pipe.MarshalIndent(rep.Record)
 	if err != nil {
 		return err
 	}
@@ -159,13 +182,16 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("--out %q: %v", out, err))
 		}
 	}
+	if format == "md" {
+		b = []byte(rep.Markdown())
+	}
 	if _, err := stdout.Write(b); err != nil {
 		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
-	if rec.State == gate.Blocked {
-		for _, r := range rec.Reasons {
-			fmt.Fprintln(stderr, name+": blocked: "+r)
-		}
+	for _, l := range rep.Lines() {
+		fmt.Fprintln(stderr, name+": "+l)
+	}
+	if rep.Record.State == gate.Blocked {
 		return exitcode.New(exitcode.Blocked, "")
 	}
 	return nil

@@ -1,0 +1,202 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Report is one decision with what its readable forms show (docs/review-
+// gate.md §1 "Output"): the review-gate/v1 record, each of its reasons split
+// into what is wrong and what clears it, how each listed round was read, and
+// the state of each finding of the listed published rounds.
+type Report struct {
+	Record   *Record
+	Reasons  []Reason
+	Rounds   []RoundState
+	Findings []FindingState
+}
+
+// Reason is one blocked reason: Record.Reasons holds Problem + "; to clear:
+// " + Clear. Clear ends in the one command that clears it when a command
+// does (CommandOf); a reason that only restoring records by hand clears has
+// none.
+type Reason struct {
+	Problem string
+	Clear   string
+	// Menu is the class of finding (or waiverMenu) whose closing
+	// dispositions clear it too; the readable forms list each once, after
+	// the reasons (MenuLine). "" when none.
+	Menu string
+}
+
+// waiverMenu is the Menu of a required reviewer without a review: a waiver
+// with the user's words clears it too.
+const waiverMenu = "required reviewer"
+
+// RoundState is one listed round (Record.Rounds, same order) and how the
+// gate read it: recorded, dry run, stopped, unreadable, listed twice.
+type RoundState struct {
+	RoundRef
+	State string
+}
+
+// FindingState is one finding of a listed, published round: open or
+// closed as the gate decided (a defect or question by §3's table, hardening
+// and notes by any disposition), and its last disposition ("" when none)
+// with what that line names.
+type FindingState struct {
+	Round       string // the round folder as listed
+	ID          string
+	Class       string
+	Open        bool
+	Disposition string
+	Detail      string
+}
+
+// Explain decides like Decide and keeps what the readable forms show.
+func Explain(o Options) *Report { return run(o).report() }
+
+func (g *gate) report() *Report {
+	rep := &Report{Record: g.rec, Reasons: g.reasons}
+	for i, l := range g.listed {
+		st := "recorded"
+		switch r := l.data; {
+		case l.dup:
+			st = "listed twice"
+		case r == nil || r.state == unreadable:
+			st = "unreadable"
+		case r.state == unfinished:
+			st = "stopped before recording"
+		case r.dryRun():
+			st = "dry run"
+		}
+		rep.Rounds = append(rep.Rounds, RoundState{RoundRef: g.rec.Rounds[i], State: st})
+		r := l.data
+		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+			continue
+		}
+		for _, f := range r.finds {
+			s := g.states[r][f.ID]
+			rep.Findings = append(rep.Findings, FindingState{Round: l.display, ID: f.ID, Class: f.Class, Open: !s.Closed, Disposition: s.Disposition, Detail: s.Detail})
+		}
+	}
+	return rep
+}
+
+// Line is the reason as the record holds it.
+func (r Reason) Line() string {
+	if r.Clear == "" {
+		return r.Problem
+	}
+	return r.Problem + clearSep + r.Clear
+}
+
+// CommandOf splits what clears a reason into its words and the command at
+// its end: the whole of it when it is a command, else what follows the first
+// ": " that starts a spar or git command ("" when none does). The first: the
+// command's own quoted values may hold ": spar ", the words before it never
+// do (they are this package's text, not a record's).
+func CommandOf(clear string) (words, command string) {
+	starts := func(s string) bool { return strings.HasPrefix(s, "spar ") || strings.HasPrefix(s, "git ") }
+	if starts(clear) {
+		return "", clear
+	}
+	for i := 0; ; {
+		j := strings.Index(clear[i:], ": ")
+		if j < 0 {
+			return clear, ""
+		}
+		i += j + 2
+		if starts(clear[i:]) {
+			return clear[:i-2], clear[i:]
+		}
+	}
+}
+
+// Verdict is the one line that says the outcome: passed or blocked (with
+// how many reasons), how many rounds of which series, and the gate's head.
+func (r *Report) Verdict() string {
+	rec := r.Record
+	var series []string
+	seen := map[string]bool{}
+	for _, x := range rec.Rounds {
+		if !seen[x.Series] {
+			seen[x.Series] = true
+			series = append(series, x.Series)
+		}
+	}
+	what := plural(len(rec.Rounds), "round")
+	if len(series) > 0 {
+		what += " of " + strings.Join(series, ", ")
+	}
+	what += ", " + headText(rec)
+	if rec.State == Passed {
+		return "passed: " + what
+	}
+	return fmt.Sprintf("blocked by %s: %s", plural(len(rec.Reasons), "reason"), what)
+}
+
+func headText(rec *Record) string {
+	h := rec.Head
+	if h == nil {
+		return "no head (no round of the list was recorded)"
+	}
+	from := "the repository's HEAD"
+	if h.Source == HeadFromExpect && rec.ExpectHead != nil {
+		from = "--expect-head " + shellQuote(rec.ExpectHead.Rev)
+	}
+	if h.Commit == nil {
+		return "no head (" + from + " does not resolve)"
+	}
+	return "head " + *h.Commit + " (" + from + ")"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Lines are the report for a terminal, one line each (the stage layer
+// prefixes its name): the verdict, each reason with what clears it, then
+// once the dispositions or waiver that clear the reasons that name one.
+func (r *Report) Lines() []string {
+	lines := []string{r.Verdict()}
+	for _, x := range r.Reasons {
+		lines = append(lines, "blocked: "+x.Line())
+	}
+	for _, m := range r.menus() {
+		label, cmds := MenuLine(m)
+		lines = append(lines, label+": "+strings.Join(cmds, " | "))
+	}
+	return lines
+}
+
+// menus are the reasons' menus, each once, in the order of the reasons.
+func (r *Report) menus() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range r.Reasons {
+		if x.Menu != "" && !seen[x.Menu] {
+			seen[x.Menu] = true
+			out = append(out, x.Menu)
+		}
+	}
+	return out
+}
+
+// MenuLine is what else clears a reason whose Menu is menu: its label and
+// the commands, the first one spelled out: every disposition that closes
+// a finding of that class (dispositions, docs/review-round.md §8.2), or a waiver for a
+// required reviewer.
+func MenuLine(menu string) (label string, commands []string) {
+	if menu == waiverMenu {
+		return "a required reviewer without a review is also cleared with the user's words", []string{"spar waive ROUND --reviewer NAME --user-quote WORDS"}
+	}
+	ds := dispositions(menu, "")
+	if menu == "defect" {
+		ds[0] += " (in a code round also --failed-before CHECK --passed-after CHECK)"
+	}
+	return "a " + menu + " closes with", append([]string{"spar triage ROUND ID " + ds[0]}, ds[1:]...)
+}

@@ -1,0 +1,126 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/round"
+)
+
+// seriesRounds is the round folders of a series folder in series order, as
+// lib/round lists them (round.ListRounds: sub-folders holding a round.json,
+// started_at, then name). Every listing of a series gated whole goes
+// through here.
+func seriesRounds(dir string) ([]string, error) {
+	return round.ListRounds(dir)
+}
+
+// isSeries reports a folder that holds no record of a round itself and
+// whose sub-folders hold rounds: a series (docs/review-gate.md §1). Any
+// other path is a round folder, read as one (an empty or unreadable one is
+// an unreadable round, G32).
+func isSeries(dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() || holdsRecord(dir) {
+		return false
+	}
+	rounds, err := seriesRounds(dir)
+	return err == nil && len(rounds) > 0
+}
+
+// Targets splits the folders given to the gate into round folders and
+// series folders (each gated whole, Options.Series). Mixing the two is an
+// error that names the series folders: a series given among its rounds
+// would list them twice, among another series' rounds it is a list the
+// user did not mean.
+func Targets(args []string) (rounds, series []string, err error) {
+	for _, a := range args {
+		if isSeries(a) {
+			series = append(series, a)
+		} else {
+			rounds = append(rounds, a)
+		}
+	}
+	if len(series) > 0 && len(rounds) > 0 {
+		quoted := make([]string, len(series))
+		for i, s := range series {
+			quoted[i] = quote(s)
+		}
+		what := "is a series folder"
+		if len(series) > 1 {
+			what = "are series folders"
+		}
+		return nil, nil, fmt.Errorf("%s %s, given among round folders (%s): give round folders, or series folders alone", strings.Join(quoted, ", "), what, quote(rounds[0]))
+	}
+	return rounds, series, nil
+}
+
+// Folders is every round folder the gate lists for rounds and series
+// (Targets): the rounds, then each series' rounds. The --out and --sarif
+// checks hold a path against them before the gate reads anything (G28).
+func Folders(rounds, series []string) []string {
+	out := append([]string{}, rounds...)
+	for _, s := range series {
+		dirs, _ := seriesRounds(s)
+		out = append(out, dirs...)
+	}
+	return out
+}
+
+// listSeries lists every round of the series folder dir (after the rounds
+// listed one by one, Options.Series).
+func (g *gate) listSeries(dir string, bySeries map[string]*seriesData, seen map[string]bool) {
+	display := filepath.Clean(dir)
+	abs, err := filepath.Abs(display)
+	if err != nil {
+		abs = display
+	}
+	s := bySeries[abs]
+	if s == nil {
+		s = &seriesData{abs: abs, display: display}
+		bySeries[abs] = s
+		g.series = append(g.series, s)
+	}
+	s.whole = true
+	dirs, err := seriesRounds(display)
+	switch {
+	case err != nil:
+		s.listErr = pathFree(err).Error()
+	case len(dirs) == 0:
+		s.listErr = "no sub-folder holds a round.json"
+	}
+	for _, d := range dirs {
+		rAbs := filepath.Join(abs, filepath.Base(d))
+		l := &listedRound{given: d, display: filepath.Clean(d), abs: rAbs, series: s, dup: seen[rAbs]}
+		seen[rAbs] = true
+		s.listed = append(s.listed, l)
+		g.listed = append(g.listed, l)
+	}
+}
+
+// leaveOut drops from a series gated whole the rounds a gate list leaves
+// out (G29: dry runs, rounds that stopped before recording findings), so
+// that gating a series is gating the list G29 asks for. When every round is
+// one of them, they stay listed: their reasons say what to run.
+func (s *seriesData) leaveOut() {
+	var kept []*listedRound
+	for _, l := range s.listed {
+		if r := l.data; r != nil && (r.state == unfinished || r.dryRun()) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if len(kept) == 0 {
+		return
+	}
+	in := map[*listedRound]bool{}
+	for _, l := range kept {
+		in[l] = true
+	}
+	for _, l := range s.listed {
+		l.left = !in[l]
+	}
+	s.listed = kept
+}
