@@ -21,8 +21,8 @@ type Args struct {
 	Decisions   []decision.Arg // in command-line order, for pairing (G35)
 	Standpoints []envelope.Standpoint
 	DryRun      bool
-	// HasBase, HasHead, HasOut: the option was given (an empty value is
-	// given: Prepare refuses it, 65).
+	// HasBase, HasHead, HasOut: the option was given, also with an empty
+	// value (Prepare judges the values).
 	HasBase, HasHead, HasOut bool
 }
 
