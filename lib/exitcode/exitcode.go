@@ -22,6 +22,10 @@ type Error struct {
 	// the one stderr line G17 fixes for a configuration
 	// error; it is printed as it is.
 	Located bool
+	// Usage is the usage text a usage error prints after Msg, on lines of
+	// its own; under the driver the driver's own help replaces it
+	// (stage/cli).
+	Usage string
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -32,6 +36,9 @@ func New(code int, msg string) *Error { return &Error{Code: code, Msg: msg} }
 // NewLocated returns an *Error whose message begins with the place at
 // fault (Located).
 func NewLocated(code int, msg string) *Error { return &Error{Code: code, Msg: msg, Located: true} }
+
+// WithUsage is a usage error (64): msg, then the command's usage text.
+func WithUsage(msg, usage string) *Error { return &Error{Code: Usage, Msg: msg, Usage: usage} }
 
 // Usagef is a usage error (64) with the formatted message.
 func Usagef(format string, a ...any) *Error { return New(Usage, fmt.Sprintf(format, a...)) }

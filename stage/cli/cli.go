@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/jaekit/spar/lib/exitcode"
@@ -193,25 +194,61 @@ func helpWanted(args []string, flags map[string]Flag, name func(string) (string,
 	return false
 }
 
+// Command is the name a stage's messages go by: the driver command that
+// runs it when the `spar` driver says so (SPAR_COMMAND, e.g. "spar run"),
+// else the stage's own name. A user of `spar run` never reads
+// "spar-packet: …": the driver's commands speak for themselves
+// (docs/pipeline.md §10).
+func Command(stage string) string {
+	if c := os.Getenv(DriverEnv); c != "" {
+		return c
+	}
+	return stage
+}
+
+// DriverEnv is the environment variable through which the driver names the
+// command it runs a stage for.
+const DriverEnv = "SPAR_COMMAND"
+
 // Exit is the exit code of a stage that ended with err, whose message it
 // writes to stderr: nil is 0; an *exitcode.Error prints its message after
-// "<stage>: " (as it is when Located; nothing when empty) and gives its
-// code; any other error is internal (70), named by the stage.
+// "<stage>: " (as it is when Located; nothing when empty), then its usage
+// text, and gives its code; any other error is internal (70), named by the
+// stage.
+//
+// Under the driver (Command) the message goes by the driver's command, a
+// leading "<subcommand>: " that repeats it is dropped ("spar triage: --as
+// … ", not "spar triage: triage: --as …"), and the stage's usage text
+// gives way to a pointer at the driver's own help.
 func Exit(stderr io.Writer, stage string, err error) int {
 	if err == nil {
 		return exitcode.OK
 	}
+	name := Command(stage)
+	driven := name != stage
 	var ee *exitcode.Error
 	if errors.As(err, &ee) {
+		msg := ee.Msg
+		if driven {
+			sub := name[strings.LastIndexByte(name, ' ')+1:]
+			msg = strings.TrimPrefix(msg, sub+": ")
+		}
 		switch {
 		case ee.Msg == "":
 		case ee.Located:
 			fmt.Fprintln(stderr, ee.Msg)
 		default:
-			fmt.Fprintf(stderr, "%s: %s\n", stage, ee.Msg)
+			fmt.Fprintf(stderr, "%s: %s\n", name, msg)
+		}
+		switch {
+		case ee.Usage == "":
+		case driven:
+			fmt.Fprintf(stderr, "Run '%s --help' for its usage.\n", name)
+		default:
+			fmt.Fprintf(stderr, "%s\n", ee.Usage)
 		}
 		return ee.Code
 	}
-	fmt.Fprintf(stderr, "%s: internal error: %v\n", stage, err)
+	fmt.Fprintf(stderr, "%s: internal error: %v\n", name, err)
 	return exitcode.Internal
 }

@@ -123,3 +123,32 @@ func TestExit(t *testing.T) {
 		}
 	}
 }
+
+// TestExitDriven: under the driver (SPAR_COMMAND) a stage's message goes by
+// the driver's command, without a repeated subcommand, and its usage text
+// gives way to the driver's help; without it the stage's own name and usage.
+func TestExitDriven(t *testing.T) {
+	usage := exitcode.WithUsage("triage: --as DISPOSITION is required", "usage: spar-record triage …")
+	for _, c := range []struct {
+		driver string
+		err    error
+		stderr string
+	}{
+		{"", usage, "spar-record: triage: --as DISPOSITION is required\nusage: spar-record triage …\n"},
+		{"spar triage", usage, "spar triage: --as DISPOSITION is required\nRun 'spar triage --help' for its usage.\n"},
+		{"spar run", exitcode.WithUsage("--out is required", "usage: spar-config ... | spar-packet …"), "spar run: --out is required\nRun 'spar run --help' for its usage.\n"},
+		{"spar run", exitcode.New(exitcode.Config, "stdin: /: empty input"), "spar run: stdin: /: empty input\n"},
+		{"spar run", exitcode.NewLocated(exitcode.Config, "/a.toml:3: bad"), "/a.toml:3: bad\n"},
+		{"spar gate", errors.New("boom"), "spar gate: internal error: boom\n"},
+	} {
+		t.Setenv(DriverEnv, c.driver)
+		var b bytes.Buffer
+		Exit(&b, "spar-record", c.err)
+		if b.String() != c.stderr {
+			t.Errorf("SPAR_COMMAND=%q %v: %q, want %q", c.driver, c.err, b.String(), c.stderr)
+		}
+		if got, want := Command("spar-record"), map[bool]string{true: "spar-record", false: c.driver}[c.driver == ""]; got != want {
+			t.Errorf("Command = %q, want %q", got, want)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	var se *cli.SyntaxError
 	if errors.As(err, &se) {
-		return exitcode.Usagef("unexpected argument %q\n%s", se.Word, usage)
+		return exitcode.WithUsage(fmt.Sprintf("unexpected argument %q", se.Word), usage)
 	}
 	env, err := pipe.Read("check", stdin, resultcheck.InputSchema)
 	if err != nil {

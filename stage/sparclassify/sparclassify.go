@@ -8,6 +8,7 @@ package sparclassify
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/jaekit/spar/lib/classify"
@@ -53,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	var se *cli.SyntaxError
 	if errors.As(err, &se) {
-		return exitcode.Usagef("unknown argument %q\n%s", se.Word, usageText)
+		return exitcode.WithUsage(fmt.Sprintf("unknown argument %q", se.Word), usageText)
 	}
 	return classify.Stage(stdin, stdout)
 }

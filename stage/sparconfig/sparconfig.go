@@ -75,7 +75,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func usageErr(msg string) error {
-	return exitcode.Usagef("%s (see spar-config --help)", msg)
+	return exitcode.Usagef("%s (see %s --help)", msg, cli.Command(name))
 }
 
 // syntaxMsg is the text of a command-line fault, as Go's flag package

@@ -56,7 +56,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var se *cli.SyntaxError
 	if errors.As(err, &se) {
-		return cli.Exit(stderr, name, exitcode.Usagef("unexpected argument %q\n%s", se.Word, strings.TrimSuffix(usage, "\n")))
+		return cli.Exit(stderr, name, exitcode.WithUsage(fmt.Sprintf("unexpected argument %q", se.Word), strings.TrimSuffix(usage, "\n")))
 	}
 	return cli.Exit(stderr, name, run(stdin, stdout, stderr))
 }

@@ -65,7 +65,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func usageErr(format string, args ...any) error {
-	return exitcode.Usagef("%s (spar-gate --help prints the usage)", fmt.Sprintf(format, args...))
+	return exitcode.Usagef("%s (%s --help prints the usage)", fmt.Sprintf(format, args...), cli.Command(name))
 }
 
 // The commands' flags; each takes a value, at most once.

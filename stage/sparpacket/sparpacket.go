@@ -132,7 +132,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		var ee *exitcode.Error
 		if errors.As(err, &ee) && ee.Code == exitcode.Usage {
-			return exitcode.Usagef("%s\n%s", ee.Msg, usage)
+			return exitcode.WithUsage(ee.Msg, usage)
 		}
 		return err
 	}

@@ -71,7 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 // usageError is a usage error (64): msg, then the usage text.
 func usageError(msg, usage string) error {
-	return exitcode.Usagef("%s\n%s", msg, strings.TrimSuffix(usage, "\n"))
+	return exitcode.WithUsage(msg, strings.TrimSuffix(usage, "\n"))
 }
 
 // parsed is a command line: positional arguments and flag values.
