@@ -353,6 +353,19 @@ type StandpointReport struct {
 // ---------------------------------------------------------------- findings
 // Owner: spar-classify.
 
+// The four classes of a finding (DESIGN.md §6; G9: proposed_class is one of
+// them, and classification gives one of them). Every package that names a
+// class uses these.
+const (
+	ClassDefect              = "defect"
+	ClassRequirementQuestion = "requirement-question"
+	ClassHardening           = "hardening"
+	ClassNote                = "note"
+)
+
+// Classes are the four classes in the order records count them.
+var Classes = []string{ClassDefect, ClassRequirementQuestion, ClassHardening, ClassNote}
+
 type Finding struct {
 	ID                 string        `json:"id"` // <reviewer>-F<n>
 	Reviewer           string        `json:"reviewer"`

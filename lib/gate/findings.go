@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/gitx"
-	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
 )
 
@@ -30,51 +30,6 @@ type verdict struct {
 type target struct {
 	r *roundData
 	f *finding
-}
-
-// closingFor reports whether the disposition e closes a finding of class
-// (DESIGN.md §8). A duplicate is followed by the caller.
-func closingFor(class string, e *round.LedgerEntry) (bool, string) {
-	given := func(s string) bool { return strings.TrimSpace(s) != "" }
-	switch e.Disposition {
-	case "fixed":
-		// DESIGN.md §8: fixed closes a defect; a requirement-question is
-		// closed only by the user's answer, a rejection or a deferral.
-		if class != "defect" {
-			return false, "its last disposition, fixed, does not close a " + class
-		}
-		if !given(e.Commit) {
-			return false, "its last disposition, fixed, names no commit"
-		}
-		return true, ""
-	case "rejected":
-		if !given(e.Evidence) {
-			return false, "its last disposition, rejected, has no evidence"
-		}
-		return true, ""
-	case "deferred":
-		if !given(e.UserQuote) {
-			return false, "its last disposition, deferred, has no user's words"
-		}
-		return true, ""
-	case "accepted":
-		if class != "defect" {
-			return false, "its last disposition, accepted, does not close a " + class
-		}
-		if !given(e.UserQuote) {
-			return false, "its last disposition, accepted, has no user's words"
-		}
-		return true, ""
-	case "answered":
-		if class != "requirement-question" {
-			return false, "its last disposition, answered, does not close a " + class
-		}
-		if !given(e.UserQuote) {
-			return false, "its last disposition, answered, has no user's words"
-		}
-		return true, ""
-	}
-	return false, fmt.Sprintf("its last disposition %q is not a disposition", e.Disposition)
 }
 
 // resolveOf finds the finding a duplicate names (G30: a finding of this
@@ -126,15 +81,18 @@ func (s *seriesData) judge(start target) verdict {
 			}
 			return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " ends in a finding with no disposition"}
 		}
-		if e.Disposition != "duplicate" {
-			ok, why := closingFor(class, e)
+		if e.Disposition != disposition.Duplicate {
+			// The rules table decides, for the class of the finding the
+			// chain starts from and the stage of its round: a line closes
+			// it exactly when spar triage could have written it for it.
+			ok, why := disposition.Closing(class, start.r.rec.Stage, e)
 			if !ok {
 				if cur != start {
 					why = "duplicate chain " + strings.Join(chain, " -> ") + " ends where " + why
 				}
 				return verdict{why: why}
 			}
-			if e.Disposition == "fixed" {
+			if e.Disposition == disposition.Fixed {
 				return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: dups, chain: strings.Join(chain, " -> ")}
 			}
 			return verdict{closed: true}
@@ -285,17 +243,9 @@ func (g *gate) count(class string) *Count {
 }
 
 // triageHint is the spar triage that closes a finding, with every closing
-// disposition of its class (DESIGN.md §7).
+// disposition of its class (the disposition rules table, DESIGN.md §7).
 func triageHint(dir, id, class, stage string) string {
-	cmd := "spar triage " + shellQuote(dir) + " " + shellQuote(id)
-	if class == "requirement-question" {
-		return cmd + " --as answered --user-quote WORDS (or --as rejected --evidence TEXT, --as deferred --to WHERE --user-quote WORDS, --as duplicate --of ID)"
-	}
-	fixed := " --as fixed --commit REV"
-	if stage == "code" {
-		fixed += " --failed-before CHECK --passed-after CHECK"
-	}
-	return cmd + fixed + " (or --as rejected --evidence TEXT, --as accepted --user-quote WORDS, --as deferred --to WHERE --user-quote WORDS, --as duplicate --of ID)"
+	return disposition.Hint("spar triage "+shellQuote(dir)+" "+shellQuote(id), class, stage)
 }
 
 var errNotAncestor = errors.New("not an ancestor of the head")
