@@ -283,23 +283,12 @@ func knownClass(c string) bool {
 	return false
 }
 
-// readSeries reads every round of a series folder (its sub-folders holding
-// a round.json, as round.ListRounds) and the listed folders that are not
-// among them, in parallel, each once. The series' rounds come back in
-// series order: started_at, then name.
+// readSeries reads every round of a series folder (round.Folders: links
+// followed, any record counts) and the listed folders that are not among
+// them, in parallel, each once. The series' rounds come back in series
+// order (round.Before).
 func readSeries(series string, listed []string) (rounds []*roundData, extra map[string]*roundData) {
-	var dirs []string
-	if ents, err := os.ReadDir(series); err == nil {
-		for _, e := range ents {
-			// A symbolic link to a folder is read as the folder: a round
-			// moved away behind a link is still a round of the series.
-			dir := filepath.Join(series, e.Name())
-			if !holdsRecord(dir) {
-				continue // no record: not a round (spar-exec never wrote round.json)
-			}
-			dirs = append(dirs, dir)
-		}
-	}
+	dirs, _ := round.Folders(series)
 	inSeries := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		inSeries[d] = true
@@ -332,30 +321,13 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 	rounds = read[:len(dirs)]
 	foreignRounds(series, dirs, rounds)
 	sort.SliceStable(rounds, func(i, j int) bool {
-		a, b := startedAt(rounds[i]), startedAt(rounds[j])
-		if a != b {
-			return a < b
-		}
-		return rounds[i].abs < rounds[j].abs
+		return round.Before(startedAt(rounds[i]), rounds[i].abs, startedAt(rounds[j]), rounds[j].abs)
 	})
 	extra = make(map[string]*roundData, len(extras))
 	for i, l := range extras {
 		extra[l] = read[len(dirs)+i]
 	}
 	return rounds, extra
-}
-
-// holdsRecord reports whether dir is a folder holding round.json or a record
-// spar writes only after it (G29, G32): a folder whose round.json is gone
-// but whose findings, ledger, summary or waivers remain is an unreadable
-// round of the series, never a folder that is no round.
-func holdsRecord(dir string) bool {
-	for _, f := range []string{round.RoundFile, round.FindingsFile, round.LedgerFile, round.SummaryFile, round.WaiversFile} {
-		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // foreignRounds marks unreadable each round whose round.json names another

@@ -211,21 +211,70 @@ func ReadExtensions(series string) ([]Extension, error) {
 	return out, nil
 }
 
-// ListRounds returns the round folders of a series: its sub-folders that
-// hold a round.json, ordered by started_at, then name. Folders without
-// round.json (a run that stopped before writing it) are not rounds.
-func ListRounds(series string) ([]string, error) {
+// Series membership (G29, G32; docs/review-gate.md §2) has one definition,
+// here: every reader of a series (spar gate, the cap decision, spar triage's
+// --of, cap-report) lists its rounds with Folders and orders them with
+// Before.
+
+// recordFiles are the records of a round folder: round.json and the records
+// spar writes only after it.
+var recordFiles = []string{RoundFile, FindingsFile, LedgerFile, SummaryFile, WaiversFile}
+
+// HoldsRecord reports whether dir holds round.json or a record spar writes
+// only after it (G29, G32): a folder whose round.json is gone but whose
+// findings, ledger, summary or waivers remain is an unreadable round of the
+// series, never a folder that is no round.
+func HoldsRecord(dir string) bool {
+	for _, f := range recordFiles {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Folders returns the round folders of a series, by name: each entry of
+// the series folder that is a folder, or a symbolic link to one, and holds
+// a record (HoldsRecord). A link is read as the folder it names, so that a
+// round moved away behind a link is still a round of the series; a folder
+// with no record (a run that stopped before writing round.json) is no
+// round.
+func Folders(series string) ([]string, error) {
 	ents, err := os.ReadDir(series)
 	if err != nil {
 		return nil, err
 	}
-	type item struct{ dir, started string }
-	var items []item
+	var out []string
 	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
 		dir := filepath.Join(series, e.Name())
+		if HoldsRecord(dir) {
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
+// Before is series order: started_at, then folder path (the folder name,
+// within one series). A round whose round.json does not read has no
+// started_at and sorts first.
+func Before(startedA, dirA, startedB, dirB string) bool {
+	if startedA != startedB {
+		return startedA < startedB
+	}
+	return dirA < dirB
+}
+
+// ListRounds returns the round folders of a series (Folders) in series
+// order (Before), reading started_at from each round.json.
+func ListRounds(series string) ([]string, error) {
+	dirs, err := Folders(series)
+	if err != nil {
+		return nil, err
+	}
+	type item struct{ dir, started string }
+	items := make([]item, len(dirs))
+	for i, dir := range dirs {
+		items[i].dir = dir
 		b, err := ReadFile(filepath.Join(dir, RoundFile))
 		if err != nil {
 			continue
@@ -234,13 +283,10 @@ func ListRounds(series string) ([]string, error) {
 			StartedAt string `json:"started_at"`
 		}
 		_ = json.Unmarshal(b, &head)
-		items = append(items, item{dir, head.StartedAt})
+		items[i].started = head.StartedAt
 	}
 	sort.Slice(items, func(i, j int) bool {
-		if items[i].started != items[j].started {
-			return items[i].started < items[j].started
-		}
-		return items[i].dir < items[j].dir
+		return Before(items[i].started, items[i].dir, items[j].started, items[j].dir)
 	})
 	out := make([]string, len(items))
 	for i, it := range items {
