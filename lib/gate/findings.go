@@ -7,6 +7,7 @@ import (
 
 	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
 )
 
@@ -32,31 +33,35 @@ type target struct {
 	f *finding
 }
 
-// resolveOf finds the finding a duplicate names (G30: a finding of this
-// round or of an earlier round of the series). `of` is "ROUND/ID" (a round
-// of the series by name) or "ID": this round first, then the nearest
-// earlier round holding that ID.
+// resolveOf finds the finding a duplicate names by round.ResolveOf, the
+// rule spar triage wrote it by (G30: a finding of this round or of an
+// earlier round of the series). Only published rounds hold findings.
 func (s *seriesData) resolveOf(from *roundData, of string) (target, bool) {
-	of = strings.TrimSpace(of)
 	at := s.index[from]
-	if i := strings.LastIndexByte(of, '/'); i >= 0 {
-		r, ok := s.byName[of[:i]]
-		if !ok || r.state != published || s.index[r] > at {
-			return target{}, false
+	roundOf := func(name string) *roundData {
+		if name == from.name {
+			return from
 		}
-		f, ok := r.byID[of[i+1:]]
-		return target{r, f}, ok
+		return s.byName[name]
 	}
-	for i := at; i >= 0; i-- {
-		r := s.rounds[i]
-		if r.state != published {
-			continue
+	earlier := func() ([]string, error) {
+		names := make([]string, 0, at)
+		for _, r := range s.rounds[:at] {
+			names = append(names, r.name)
 		}
-		if f, ok := r.byID[of]; ok {
-			return target{r, f}, true
-		}
+		return names, nil
 	}
-	return target{}, false
+	has := func(name, id string) (bool, error) {
+		r := roundOf(name)
+		return r != nil && r.state == published && r.byID[id] != nil, nil
+	}
+	name, _ := round.ResolveOf(strings.TrimSpace(of), from.name, earlier, has)
+	if name == "" {
+		return target{}, false
+	}
+	r := roundOf(name)
+	_, id := round.SplitOf(strings.TrimSpace(of))
+	return target{r, r.byID[id]}, true
 }
 
 func label(start, t target) string {
