@@ -1,7 +1,10 @@
 // Package disposition holds the write rules of spar triage, spar waive and
 // spar extend (DESIGN.md §7; spar-input.en.md G20, G27, G28, G30–G33): the
 // disposition rules table, the waiver and extension rules, and the one way
-// each of them appends its line to a series under the series lock.
+// each of them appends its line to a series under the series lock. The
+// rules table is also what spar gate judges a ledger line by (Closing,
+// DESIGN.md §8) and what every usage text and gate hint is rendered from
+// (render.go): what closes a finding is written once, in Rules.
 //
 // Every refusal is an *exitcode.Error with code 65 and nothing written; a
 // usage error is code 64. Messages name the offending value with %q.

@@ -94,7 +94,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			// any commit it contains can be that fix (an agent that forgot to
 			// commit its fix and gave --commit HEAD would otherwise close an
 			// open defect).
-			if rule.Disposition == "fixed" && rec.Head != "" {
+			if rule.Disposition == Fixed && rec.Head != "" {
 				in, err := gitx.IsAncestor(rec.Repo, id, rec.Head)
 				if err != nil {
 					return refuse("spar-record: triage: --commit %q: %v", o[OptCommit], err)

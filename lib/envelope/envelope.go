@@ -230,6 +230,20 @@ type Cap struct {
 // ---------------------------------------------------------------- runs
 // Owner: spar-exec (and spar-record's loader for `spar record`).
 
+// The statuses of a reviewer's run (DESIGN.md §5): lib/runner ends a run
+// with one, lib/resultcheck decides the final one from the result. Both
+// name these.
+const (
+	StatusCompleted     = "completed"
+	StatusFailed        = "failed"
+	StatusUnavailable   = "unavailable"
+	StatusTimedOut      = "timed_out"
+	StatusToolViolation = "tool_violation"
+	StatusInvalidOutput = "invalid_output"
+	StatusPending       = "pending"
+	StatusNotRun        = "not_run"
+)
+
 type ReviewerRun struct {
 	Reviewer       string    `json:"reviewer"`
 	Preset         string    `json:"preset"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/disposition"
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
@@ -136,7 +137,7 @@ func (g *gate) findings(s *seriesData) {
 		for i := range r.finds {
 			f := &r.finds[i]
 			it := item{r: r, f: f}
-			if f.Class == "defect" || f.Class == "requirement-question" {
+			if f.Class == envelope.ClassDefect || f.Class == envelope.ClassRequirementQuestion {
 				it.v = s.judge(target{r, f})
 				if it.v.commit != "" {
 					commits = append(commits, it.v.commit)
@@ -165,7 +166,7 @@ func (g *gate) findings(s *seriesData) {
 		r, f, v := it.r, it.f, it.v
 		c := g.count(f.Class)
 		g.state(r, f.ID, false)
-		if f.Class == "hardening" || f.Class == "note" {
+		if f.Class == envelope.ClassHardening || f.Class == envelope.ClassNote {
 			e := r.last[f.ID]
 			if e == nil {
 				c.Open++
@@ -173,7 +174,7 @@ func (g *gate) findings(s *seriesData) {
 				c.Closed++
 				g.state(r, f.ID, true)
 			}
-			if f.Class == "hardening" && !f.LocationUnreadable && e != nil && e.Disposition == "deferred" && e.Auto {
+			if f.Class == envelope.ClassHardening && !f.LocationUnreadable && e != nil && e.Disposition == disposition.Deferred && e.Auto {
 				g.rec.AutoDeferred++
 			}
 			continue
@@ -237,11 +238,11 @@ func (g *gate) state(r *roundData, id string, closed bool) {
 
 func (g *gate) count(class string) *Count {
 	switch class {
-	case "defect":
+	case envelope.ClassDefect:
 		return &g.rec.Findings.Defect
-	case "requirement-question":
+	case envelope.ClassRequirementQuestion:
 		return &g.rec.Findings.RequirementQuestion
-	case "hardening":
+	case envelope.ClassHardening:
 		return &g.rec.Findings.Hardening
 	}
 	return &g.rec.Findings.Note
