@@ -11,6 +11,12 @@ import (
 )
 
 // result is the reviewer result of G1.
+//
+// The result types stay a standalone copy here on purpose: this program is
+// an example of a reviewer written outside spar, which speaks to spar only
+// through the JSON contract (G1–G6). It imports nothing of spar's lib/, so
+// a reader can copy it out as it is; spar's own reading of the result is
+// lib/resultcheck's and lib/classify's.
 type result struct {
 	ReviewedHead    string      `json:"reviewed_head"`
 	Verdict         string      `json:"verdict"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/resultcheck"
 )
 
 // item is one finding as the reviewer gave it (G5).
@@ -28,19 +29,19 @@ type item struct {
 	SmallestFix        *string `json:"smallest_fix"`
 }
 
-// The enumerations classification reads (docs/review-round.md §3). spar-check
-// has already checked them (G5); a value outside them here means the
-// envelope did not come from spar-check.
+// The enumerations classification reads (Review round section 3), as
+// lib/resultcheck defines them. spar-check has already checked them (G5); a
+// value outside them here means the envelope did not come from spar-check.
 var enums = []struct {
 	key    string
 	get    func(*item) string
 	values []string
 }{
-	{"proposed_class", func(i *item) string { return i.ProposedClass }, []string{"defect", "requirement-question", "hardening", "note"}},
-	{"link_kind", func(i *item) string { return i.LinkKind }, []string{"rule", "contract", "criterion", "none"}},
-	{"introduced_by_change", func(i *item) string { return i.IntroducedByChange }, []string{"yes", "no", "unknown"}},
-	{"regression", func(i *item) string { return i.Regression }, []string{"yes", "no", "unknown"}},
-	{"check_impact", func(i *item) string { return i.CheckImpact }, []string{"none", "false_pass", "meaning_inverted", "contract_violation"}},
+	{"proposed_class", func(i *item) string { return i.ProposedClass }, resultcheck.ProposedClass},
+	{"link_kind", func(i *item) string { return i.LinkKind }, resultcheck.LinkKinds},
+	{"introduced_by_change", func(i *item) string { return i.IntroducedByChange }, resultcheck.YesNoUnknown},
+	{"regression", func(i *item) string { return i.Regression }, resultcheck.YesNoUnknown},
+	{"check_impact", func(i *item) string { return i.CheckImpact }, resultcheck.CheckImpacts},
 }
 
 // Classify returns the classified findings of every completed reviewer, in
@@ -76,7 +77,7 @@ func decode(results []envelope.Result) ([]entry, error) {
 			return nil, &InputError{fmt.Sprintf("/results/%d/reviewer", ri), fmt.Sprintf("%q appears twice", res.Reviewer)}
 		}
 		seen[res.Reviewer] = true
-		if res.Status != "completed" {
+		if res.Status != envelope.StatusCompleted {
 			continue
 		}
 		where := fmt.Sprintf("/results/%d/result", ri)

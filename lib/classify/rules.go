@@ -1,6 +1,10 @@
 package classify
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
 
 // Facts are what the class is decided from: the reviewer's values and what
 // the round confirmed about location and link.
@@ -39,11 +43,11 @@ func Decide(f Facts) (class, reason string) {
 	in := fmt.Sprintf("in check paths (%s)", f.CheckGlob)
 	switch {
 	case f.InCheckPaths && (f.CheckImpact == "false_pass" || f.CheckImpact == "meaning_inverted"):
-		return "defect", fmt.Sprintf("rule 1: %s, check_impact %s", in, f.CheckImpact)
+		return envelope.ClassDefect, fmt.Sprintf("rule 1: %s, check_impact %s", in, f.CheckImpact)
 	case f.InCheckPaths && f.CheckImpact == "contract_violation" && f.LinkConfirmed:
-		return "defect", fmt.Sprintf("rule 2: %s, check_impact contract_violation, %s", in, f.LinkWhy)
+		return envelope.ClassDefect, fmt.Sprintf("rule 2: %s, check_impact contract_violation, %s", in, f.LinkWhy)
 	case f.InCheckPaths:
-		return "hardening", "rule 3: " + in
+		return envelope.ClassHardening, "rule 3: " + in
 	}
 	return decideCommon(f, false)
 }
@@ -51,9 +55,9 @@ func Decide(f Facts) (class, reason string) {
 func decideUnreadable(f Facts) (string, string) {
 	switch {
 	case f.CheckImpact == "false_pass" || f.CheckImpact == "meaning_inverted":
-		return "defect", fmt.Sprintf("rule 1 without the check-path condition: check_impact %s", f.CheckImpact)
+		return envelope.ClassDefect, fmt.Sprintf("rule 1 without the check-path condition: check_impact %s", f.CheckImpact)
 	case f.CheckImpact == "contract_violation" && f.LinkConfirmed:
-		return "defect", fmt.Sprintf("rule 2 without the check-path condition: check_impact contract_violation, %s", f.LinkWhy)
+		return envelope.ClassDefect, fmt.Sprintf("rule 2 without the check-path condition: check_impact contract_violation, %s", f.LinkWhy)
 	}
 	return decideCommon(f, true)
 }
@@ -61,16 +65,16 @@ func decideUnreadable(f Facts) (string, string) {
 // decideCommon is rules 4 to 7; skip6 drops rule 6 for unreadable locations.
 func decideCommon(f Facts, skip6 bool) (string, string) {
 	switch {
-	case f.ProposedClass == "requirement-question":
-		return "requirement-question", "rule 4: proposed_class requirement-question"
+	case f.ProposedClass == envelope.ClassRequirementQuestion:
+		return envelope.ClassRequirementQuestion, "rule 4: proposed_class requirement-question"
 	case f.IntroducedByChange == "yes" && f.Regression == "yes":
-		return "defect", "rule 5: introduced_by_change yes and regression yes"
-	case f.ProposedClass == "defect" && !f.LinkConfirmed && !skip6:
-		return "note", fmt.Sprintf("rule 6: proposed_class defect, link not confirmed (%s)", f.LinkWhy)
-	case f.ProposedClass == "defect" && !f.LinkConfirmed:
-		return "defect", fmt.Sprintf("rule 7: proposed_class defect, link not confirmed (%s; rule 6 is not used for an unreadable location)", f.LinkWhy)
-	case f.ProposedClass == "defect":
-		return "defect", fmt.Sprintf("rule 7: proposed_class defect, %s", f.LinkWhy)
+		return envelope.ClassDefect, "rule 5: introduced_by_change yes and regression yes"
+	case f.ProposedClass == envelope.ClassDefect && !f.LinkConfirmed && !skip6:
+		return envelope.ClassNote, fmt.Sprintf("rule 6: proposed_class defect, link not confirmed (%s)", f.LinkWhy)
+	case f.ProposedClass == envelope.ClassDefect && !f.LinkConfirmed:
+		return envelope.ClassDefect, fmt.Sprintf("rule 7: proposed_class defect, link not confirmed (%s; rule 6 is not used for an unreadable location)", f.LinkWhy)
+	case f.ProposedClass == envelope.ClassDefect:
+		return envelope.ClassDefect, fmt.Sprintf("rule 7: proposed_class defect, %s", f.LinkWhy)
 	}
 	where := "not in check paths"
 	if skip6 {
@@ -87,6 +91,6 @@ func decideCommon(f Facts, skip6 bool) (string, string) {
 // edit"). spar-record does not defer it automatically, and the gate blocks
 // on it until it is triaged as its committed class would be.
 func UncommittedOnly(class, committedClass string) bool {
-	blocks := func(c string) bool { return c == "defect" || c == "requirement-question" }
+	blocks := func(c string) bool { return c == envelope.ClassDefect || c == envelope.ClassRequirementQuestion }
 	return !blocks(class) && blocks(committedClass)
 }

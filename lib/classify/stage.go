@@ -125,7 +125,7 @@ func streamEntries(env *pipe.Envelope) (out []entry, ok bool) {
 			return nil, false
 		}
 		seen[reviewer] = true
-		if status != "completed" {
+		if status != envelope.StatusCompleted {
 			continue
 		}
 		res, found, plain := last(ms, "result")

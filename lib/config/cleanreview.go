@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -124,20 +123,5 @@ func parseCleanReview(file string, b []byte) (*cleanReview, error) {
 	return cr, nil
 }
 
-func jsonTypeName(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("the string %q", x)
-	case bool:
-		return fmt.Sprintf("the boolean %v", x)
-	case json.Number:
-		return fmt.Sprintf("the number %s", x)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("a %T", v)
-}
+// jsonTypeName names a JSON value for a message (valueName).
+func jsonTypeName(v any) string { return valueName(v, "an object") }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -273,8 +274,12 @@ func allowedValue(file string, line int, key string, v any) ([]string, error) {
 	return out, nil
 }
 
-// typeName names a decoded TOML or JSON value's type for a message.
-func typeName(v any) string {
+// typeName names a TOML value for a message.
+func typeName(v any) string { return valueName(v, "a table") }
+
+// valueName names a decoded TOML or JSON value for a message: its type and,
+// for a scalar, the value; a table or JSON object is named by object.
+func valueName(v any, object string) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -286,10 +291,12 @@ func typeName(v any) string {
 		return fmt.Sprintf("the integer %d", x)
 	case float64:
 		return fmt.Sprintf("the float %v", x)
+	case json.Number:
+		return fmt.Sprintf("the number %s", x)
 	case []any:
 		return "an array"
 	case map[string]any:
-		return "a table"
+		return object
 	}
 	return fmt.Sprintf("a %T", v)
 }

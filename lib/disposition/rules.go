@@ -1,7 +1,10 @@
 // Package disposition holds the write rules of spar triage, spar waive and
 // spar extend (docs/review-round.md §8.2; G20, G27, G28, G30–G33): the
 // disposition rules table, the waiver and extension rules, and the one way
-// each of them appends its line to a series under the series lock.
+// each of them appends its line to a series under the series lock. The
+// rules table is also what spar gate judges a ledger line by (Closing,
+// docs/review-gate.md §3) and what every usage text and gate hint is rendered from
+// (render.go): what closes a finding is written once, in Rules.
 //
 // Every refusal is an *exitcode.Error with code 65 and nothing written; a
 // usage error is code 64. Messages name the offending value with %q.
@@ -14,6 +17,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/round"
 )
 
 // Text options of spar triage, by flag name (G30).
@@ -27,73 +31,170 @@ const (
 	OptPassedAfter  = "passed-after"
 )
 
-// TriageOptions are the options of one spar triage, in the order the usage
-// text lists them.
-var TriageOptions = []string{OptCommit, OptOf, OptEvidence, OptTo, OptUserQuote, OptFailedBefore, OptPassedAfter}
+// Option is one text option of spar triage: the word its usage shows for
+// the value, the ledger field that records it, and what the gate says of a
+// ledger line whose disposition needs it and that lacks it.
+type Option struct {
+	Flag  string
+	Arg   string
+	Field func(*round.LedgerEntry) *string
+	Lacks string
+}
 
-// Rule is one row of the disposition rules table (docs/review-round.md §8.2).
+// Options are the text options of spar triage, in the order the usage
+// lists them.
+var Options = []Option{
+	{OptCommit, "REV", func(e *round.LedgerEntry) *string { return &e.Commit }, "names no commit"},
+	{OptOf, "ID", func(e *round.LedgerEntry) *string { return &e.Of }, "names no finding"},
+	{OptEvidence, "TEXT", func(e *round.LedgerEntry) *string { return &e.Evidence }, "has no evidence"},
+	{OptTo, "WHERE", func(e *round.LedgerEntry) *string { return &e.To }, "names no place it is deferred to"},
+	{OptUserQuote, "WORDS", func(e *round.LedgerEntry) *string { return &e.UserQuote }, "has no user's words"},
+	{OptFailedBefore, "CHECK", func(e *round.LedgerEntry) *string { return &e.FailedBefore }, "names no check that failed before the fix"},
+	{OptPassedAfter, "CHECK", func(e *round.LedgerEntry) *string { return &e.PassedAfter }, "names no check that passes after it"},
+}
+
+// TriageOptions are the flag names of Options, in their order.
+var TriageOptions = func() []string {
+	out := make([]string, len(Options))
+	for i, o := range Options {
+		out[i] = o.Flag
+	}
+	return out
+}()
+
+// OptionOf returns the option of a flag name.
+func OptionOf(flag string) Option {
+	for _, o := range Options {
+		if o.Flag == flag {
+			return o
+		}
+	}
+	panic("disposition: no option " + flag)
+}
+
+// The dispositions (docs/review-round.md §8.2).
+const (
+	Fixed     = "fixed"
+	Answered  = "answered"
+	Rejected  = "rejected"
+	Accepted  = "accepted"
+	Deferred  = "deferred"
+	Duplicate = "duplicate"
+)
+
+// Need is a set of options a disposition needs. Classes and Stage narrow
+// when: nil classes is any class, an empty stage any stage.
+type Need struct {
+	Options []string
+	Classes []string
+	Stage   string
+}
+
+func (n Need) applies(class, stage string) bool {
+	return (n.Classes == nil || contains(n.Classes, class)) && (n.Stage == "" || n.Stage == stage)
+}
+
+// Rule is one row of the disposition rules table (docs/review-round.md §8.2, docs/review-gate.md §3): what
+// spar triage writes and what spar gate accepts as closing a finding are
+// both read from it, so that a ledger line closes a finding exactly when
+// triage could have written it for that finding.
 type Rule struct {
 	Disposition string
-	// For lists the classes the disposition is for; nil means any class.
+	// For lists the classes triage gives the disposition to; nil means
+	// any class.
 	For []string
+	// Closes lists the blocking classes (Blocking) whose finding the
+	// disposition closes at the gate. A duplicate closes nothing itself:
+	// the gate follows its chain (Follows).
+	Closes []string
+	// Follows is set for the disposition whose line names another finding
+	// (--of) that decides instead.
+	Follows bool
 	// Takes lists the options the disposition records. Any other option
 	// given with a text is a usage error: a ledger line never carries a
 	// value that its disposition does not read.
 	Takes []string
-	// Needs returns the options that must be given (not empty after
-	// trimming, G30) for a finding of class in a round of stage.
-	Needs func(class, stage string) []string
+	// Needs are the options that must be given (not empty after trimming,
+	// G30) to triage, and that the gate demands of the ledger line.
+	Needs []Need
+	// Note is what the usage text adds after the options it needs.
+	Note string
 }
 
-// Rules is the disposition rules table, in the order of docs/review-round.md §8.2.
+// Blocking are the classes whose open finding blocks the gate
+// (docs/review-gate.md §3). A hardening or a note never blocks: any ledger line counts it closed.
+var Blocking = []string{envelope.ClassDefect, envelope.ClassRequirementQuestion}
+
+// Rules is the disposition rules table. Its order is the order the usage
+// lists the dispositions and the order a gate reason offers them: the first
+// that closes a class is the one the reason names first.
 var Rules = []Rule{
 	{
-		Disposition: "fixed",
-		Takes:       []string{OptCommit, OptFailedBefore, OptPassedAfter},
+		Disposition: Fixed,
+		// docs/review-gate.md §3: fixed closes a defect; a requirement-question is
+		// closed only by the user's answer, a rejection or a deferral.
+		Closes: []string{envelope.ClassDefect},
+		Takes:  []string{OptCommit, OptFailedBefore, OptPassedAfter},
 		// G27: the commit that fixes it; a code-stage defect also names the
 		// check that failed before the fix and passes after it, so that
 		// "fixed" is evidence and not a claim.
-		Needs: func(class, stage string) []string {
-			if stage == "code" && class == "defect" {
-				return []string{OptCommit, OptFailedBefore, OptPassedAfter}
-			}
-			return []string{OptCommit}
+		Needs: []Need{
+			{Options: []string{OptCommit}},
+			{Options: []string{OptFailedBefore, OptPassedAfter}, Classes: []string{envelope.ClassDefect}, Stage: "code"},
 		},
+		Note: "(G27)",
 	},
 	{
-		Disposition: "rejected",
+		Disposition: Answered,
+		For:         []string{envelope.ClassRequirementQuestion},
+		Closes:      []string{envelope.ClassRequirementQuestion},
+		Takes:       []string{OptUserQuote},
+		Needs:       []Need{{Options: []string{OptUserQuote}}},
+	},
+	{
+		Disposition: Rejected,
+		Closes:      Blocking,
 		Takes:       []string{OptEvidence},
-		Needs:       func(string, string) []string { return []string{OptEvidence} },
+		Needs:       []Need{{Options: []string{OptEvidence}}},
+		Note:        "(why the finding is wrong)",
 	},
 	{
-		Disposition: "duplicate",
-		Takes:       []string{OptOf},
-		Needs:       func(string, string) []string { return []string{OptOf} },
+		Disposition: Accepted,
+		For:         []string{envelope.ClassDefect},
+		Closes:      []string{envelope.ClassDefect},
+		Takes:       []string{OptUserQuote},
+		Needs:       []Need{{Options: []string{OptUserQuote}}},
 	},
 	{
-		Disposition: "deferred",
+		Disposition: Deferred,
+		Closes:      Blocking,
 		Takes:       []string{OptTo, OptUserQuote},
 		// A defect or a question the user must answer is only put off with
 		// the user's words; hardening and notes need only where it is tracked.
-		Needs: func(class, _ string) []string {
-			if class == "defect" || class == "requirement-question" {
-				return []string{OptTo, OptUserQuote}
-			}
-			return []string{OptTo}
+		Needs: []Need{
+			{Options: []string{OptTo}},
+			{Options: []string{OptUserQuote}, Classes: Blocking},
 		},
 	},
 	{
-		Disposition: "accepted",
-		For:         []string{"defect"},
-		Takes:       []string{OptUserQuote},
-		Needs:       func(string, string) []string { return []string{OptUserQuote} },
+		Disposition: Duplicate,
+		Follows:     true,
+		Takes:       []string{OptOf},
+		Needs:       []Need{{Options: []string{OptOf}}},
+		Note:        "(ID or ROUND/ID: another finding of this round or of an earlier round of the series)",
 	},
-	{
-		Disposition: "answered",
-		For:         []string{"requirement-question"},
-		Takes:       []string{OptUserQuote},
-		Needs:       func(string, string) []string { return []string{OptUserQuote} },
-	},
+}
+
+// Needed returns the options the rule needs for a finding of class in a
+// round of stage, in table order.
+func (r Rule) Needed(class, stage string) []string {
+	var out []string
+	for _, n := range r.Needs {
+		if n.applies(class, stage) {
+			out = append(out, n.Options...)
+		}
+	}
+	return out
 }
 
 // Lookup returns the rule of a disposition name.
@@ -148,13 +249,13 @@ func CheckFinding(r Rule, f envelope.Finding, stage string, opts map[string]stri
 		return exitcode.New(exitcode.Config, fmt.Sprintf("triage: --as %s is only for a %s; finding %q is a %s", r.Disposition, strings.Join(r.For, " or "), f.ID, f.Class))
 	}
 	var missing []string
-	for _, o := range r.Needs(f.Class, stage) {
+	for _, o := range r.Needed(f.Class, stage) {
 		if !Given(opts[o]) {
 			missing = append(missing, o)
 		}
 	}
 	if len(missing) > 0 {
-		return exitcode.New(exitcode.Config, fmt.Sprintf("triage: --as %s for %s %q of a %s round needs %s (missing: %s)", r.Disposition, f.Class, f.ID, stage, flagList(r.Needs(f.Class, stage)), flagList(missing)))
+		return exitcode.New(exitcode.Config, fmt.Sprintf("triage: --as %s for %s %q of a %s round needs %s (missing: %s)", r.Disposition, f.Class, f.ID, stage, flagList(r.Needed(f.Class, stage)), flagList(missing)))
 	}
 	return nil
 }

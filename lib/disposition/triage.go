@@ -94,7 +94,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			// any commit it contains can be that fix (an agent that forgot to
 			// commit its fix and gave --commit HEAD would otherwise close an
 			// open defect).
-			if rule.Disposition == "fixed" && rec.Head != "" {
+			if rule.Disposition == Fixed && rec.Head != "" {
 				in, err := gitx.IsAncestor(rec.Repo, id, rec.Head)
 				if err != nil {
 					return refuse("triage: --commit %q: %v", o[OptCommit], err)
@@ -150,48 +150,59 @@ func findingByID(fs *round.Findings, id string) (envelope.Finding, bool) {
 	return envelope.Finding{}, false
 }
 
-// resolveOf finds the finding --of names: ID (this round first, then the
-// earlier rounds of the series, newest first) or ROUND/ID (that round, which
-// is this round or an earlier one). A finding is never a duplicate of itself.
+// resolveOf finds the finding --of names by round.ResolveOf, the rule
+// spar gate follows it by: ID (this round first, then the earlier rounds of
+// the series, newest first) or ROUND/ID (that round, which is this round or
+// an earlier one). A finding is never a duplicate of itself.
 func resolveOf(series, dir string, rec *round.Record, fs *round.Findings, self, of string) (string, string, error) {
-	wantRound, id := "", of
-	if i := strings.LastIndexByte(of, '/'); i >= 0 {
-		wantRound, id = of[:i], of[i+1:]
+	here := filepath.Base(dir)
+	wantRound, id := round.SplitOf(of)
+	query := of
+	if wantRound != "" && wantRound == rec.Name {
+		// round.json's name for this round names it too.
+		query = here + "/" + id
 	}
-	if wantRound == "" || wantRound == rec.Name || wantRound == filepath.Base(dir) {
-		if id == self {
-			return "", "", refuse("triage: --of %q: a finding is not a duplicate of itself", of)
+	dirs := map[string]string{}
+	earlier := func() ([]string, error) {
+		all, err := earlierRounds(series, dir)
+		if err != nil {
+			return nil, err
 		}
-		if _, ok := findingByID(fs, id); ok {
-			return filepath.Base(dir), id, nil
+		names := make([]string, len(all))
+		for i, d := range all {
+			names[i] = filepath.Base(d)
+			dirs[names[i]] = d
 		}
-		if wantRound != "" {
-			return "", "", refuse("triage: --of %q: finding %q is not in round %q", of, id, wantRound)
-		}
+		return names, nil
 	}
-	earlier, err := earlierRounds(series, dir)
-	if err != nil {
-		return "", "", err
-	}
-	for i := len(earlier) - 1; i >= 0; i-- {
-		d := earlier[i]
-		name := filepath.Base(d)
-		if wantRound != "" && name != wantRound {
-			continue
+	has := func(name, id string) (bool, error) {
+		if name == here {
+			if id == self {
+				return false, refuse("triage: --of %q: a finding is not a duplicate of itself", of)
+			}
+			_, ok := findingByID(fs, id)
+			return ok, nil
 		}
-		_, efs, err := round.Load(d)
+		_, efs, err := round.Load(dirs[name])
 		if errors.Is(err, round.ErrUnfinished) {
 			// A round that stopped before recording has no findings (G29).
-			continue
+			return false, nil
 		}
 		if err != nil {
-			return "", "", refuse("triage: --of %q: round %q of the series: %v", of, name, err)
+			return false, refuse("triage: --of %q: round %q of the series: %v", of, name, err)
 		}
-		if _, ok := findingByID(efs, id); ok {
-			return name, id, nil
-		}
+		_, ok := findingByID(efs, id)
+		return ok, nil
 	}
-	if wantRound != "" {
+	name, err := round.ResolveOf(query, here, earlier, has)
+	switch {
+	case err != nil:
+		return "", "", err
+	case name != "":
+		return name, id, nil
+	case wantRound != "" && (wantRound == here || wantRound == rec.Name):
+		return "", "", refuse("triage: --of %q: finding %q is not in round %q", of, id, wantRound)
+	case wantRound != "":
 		return "", "", refuse("triage: --of %q: round %q is not this round or an earlier round of the series with finding %q", of, wantRound, id)
 	}
 	return "", "", refuse("triage: --of %q is not a finding of this round or of an earlier round of the series", of)

@@ -124,7 +124,8 @@ func unreadable(err error) error {
 // FromText builds the document record of text read from the real absolute
 // path real.
 func FromText(repoRoot, real, text, role, origin string) envelope.Document {
-	sum := sha256.Sum256([]byte(text))
+	b := []byte(text)
+	sum := sha256.Sum256(b)
 	return envelope.Document{
 		Role:      role,
 		Origin:    origin,
@@ -132,8 +133,8 @@ func FromText(repoRoot, real, text, role, origin string) envelope.Document {
 		Path:      real,
 		FileName:  filepath.Base(real),
 		SHA256:    hex.EncodeToString(sum[:]),
-		LineCount: LineCount(text),
-		Lines:     strings.Split(text, "\n"),
+		LineCount: gitx.CountLines(b), // G8's line count
+		Lines:     gitx.Lines(b),
 	}
 }
 
@@ -147,16 +148,6 @@ func Name(repoRoot, real string) string {
 		}
 	}
 	return filepath.Base(real)
-}
-
-// LineCount is G8's line count: the number of newlines, plus one when the
-// last line does not end with a newline (an empty text has no lines).
-func LineCount(text string) int {
-	n := strings.Count(text, "\n")
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		n++
-	}
-	return n
 }
 
 // Text joins the lines back into the exact bytes read.

@@ -7,14 +7,6 @@ import (
 	"testing"
 )
 
-func TestG8_LineCount(t *testing.T) {
-	for text, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "a\nb\n": 2, "\n": 1, "\n\n": 2} {
-		if got := LineCount(text); got != want {
-			t.Errorf("%q: %d, want %d", text, got, want)
-		}
-	}
-}
-
 // TestG26_Documents: names inside and outside the repository, real path,
 // file name, sha256, lines kept so that they join back to the bytes; and
 // every refusal.

@@ -230,6 +230,20 @@ type Cap struct {
 // ---------------------------------------------------------------- runs
 // Owner: spar-exec (and spar-record's loader for `spar record`).
 
+// The statuses of a reviewer's run (docs/review-round.md §4): lib/runner ends a run
+// with one, lib/resultcheck decides the final one from the result. Both
+// name these.
+const (
+	StatusCompleted     = "completed"
+	StatusFailed        = "failed"
+	StatusUnavailable   = "unavailable"
+	StatusTimedOut      = "timed_out"
+	StatusToolViolation = "tool_violation"
+	StatusInvalidOutput = "invalid_output"
+	StatusPending       = "pending"
+	StatusNotRun        = "not_run"
+)
+
 type ReviewerRun struct {
 	Reviewer       string    `json:"reviewer"`
 	Preset         string    `json:"preset"`
@@ -352,6 +366,19 @@ type StandpointReport struct {
 
 // ---------------------------------------------------------------- findings
 // Owner: spar-classify.
+
+// The four classes of a finding (docs/review-round.md §6.1; G9: proposed_class is one of
+// them, and classification gives one of them). Every package that names a
+// class uses these.
+const (
+	ClassDefect              = "defect"
+	ClassRequirementQuestion = "requirement-question"
+	ClassHardening           = "hardening"
+	ClassNote                = "note"
+)
+
+// Classes are the four classes in the order records count them.
+var Classes = []string{ClassDefect, ClassRequirementQuestion, ClassHardening, ClassNote}
 
 type Finding struct {
 	ID                 string        `json:"id"` // <reviewer>-F<n>

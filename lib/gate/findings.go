@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jaekit/spar/lib/disposition"
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
@@ -32,76 +34,35 @@ type target struct {
 	f *finding
 }
 
-// closingFor reports whether the disposition e closes a finding of class
-// (docs/review-gate.md §3). A duplicate is followed by the caller.
-func closingFor(class string, e *round.LedgerEntry) (bool, string) {
-	given := func(s string) bool { return strings.TrimSpace(s) != "" }
-	switch e.Disposition {
-	case "fixed":
-		// docs/review-gate.md §3: fixed closes a defect; a requirement-question is
-		// closed only by the user's answer, a rejection or a deferral.
-		if class != "defect" {
-			return false, "its last disposition, fixed, does not close a " + class
-		}
-		if !given(e.Commit) {
-			return false, "its last disposition, fixed, names no commit"
-		}
-		return true, ""
-	case "rejected":
-		if !given(e.Evidence) {
-			return false, "its last disposition, rejected, has no evidence"
-		}
-		return true, ""
-	case "deferred":
-		if !given(e.UserQuote) {
-			return false, "its last disposition, deferred, has no user's words"
-		}
-		return true, ""
-	case "accepted":
-		if class != "defect" {
-			return false, "its last disposition, accepted, does not close a " + class
-		}
-		if !given(e.UserQuote) {
-			return false, "its last disposition, accepted, has no user's words"
-		}
-		return true, ""
-	case "answered":
-		if class != "requirement-question" {
-			return false, "its last disposition, answered, does not close a " + class
-		}
-		if !given(e.UserQuote) {
-			return false, "its last disposition, answered, has no user's words"
-		}
-		return true, ""
-	}
-	return false, fmt.Sprintf("its last disposition %q is not a disposition", e.Disposition)
-}
-
-// resolveOf finds the finding a duplicate names (G30: a finding of this
-// round or of an earlier round of the series). `of` is "ROUND/ID" (a round
-// of the series by name) or "ID": this round first, then the nearest
-// earlier round holding that ID.
+// resolveOf finds the finding a duplicate names by round.ResolveOf, the
+// rule spar triage wrote it by (G30: a finding of this round or of an
+// earlier round of the series). Only published rounds hold findings.
 func (s *seriesData) resolveOf(from *roundData, of string) (target, bool) {
-	of = strings.TrimSpace(of)
 	at := s.index[from]
-	if i := strings.LastIndexByte(of, '/'); i >= 0 {
-		r, ok := s.byName[of[:i]]
-		if !ok || r.state != published || s.index[r] > at {
-			return target{}, false
+	roundOf := func(name string) *roundData {
+		if name == from.name {
+			return from
 		}
-		f, ok := r.byID[of[i+1:]]
-		return target{r, f}, ok
+		return s.byName[name]
 	}
-	for i := at; i >= 0; i-- {
-		r := s.rounds[i]
-		if r.state != published {
-			continue
+	earlier := func() ([]string, error) {
+		names := make([]string, 0, at)
+		for _, r := range s.rounds[:at] {
+			names = append(names, r.name)
 		}
-		if f, ok := r.byID[of]; ok {
-			return target{r, f}, true
-		}
+		return names, nil
 	}
-	return target{}, false
+	has := func(name, id string) (bool, error) {
+		r := roundOf(name)
+		return r != nil && r.state == published && r.byID[id] != nil, nil
+	}
+	name, _ := round.ResolveOf(strings.TrimSpace(of), from.name, earlier, has)
+	if name == "" {
+		return target{}, false
+	}
+	r := roundOf(name)
+	_, id := round.SplitOf(strings.TrimSpace(of))
+	return target{r, r.byID[id]}, true
 }
 
 func label(start, t target) string {
@@ -126,15 +87,18 @@ func (s *seriesData) judge(start target) verdict {
 			}
 			return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " ends in a finding with no disposition"}
 		}
-		if e.Disposition != "duplicate" {
-			ok, why := closingFor(class, e)
+		if e.Disposition != disposition.Duplicate {
+			// The rules table decides, for the class of the finding the
+			// chain starts from and the stage of its round: a line closes
+			// it exactly when spar triage could have written it for it.
+			ok, why := disposition.Closing(class, start.r.rec.Stage, e)
 			if !ok {
 				if cur != start {
 					why = "duplicate chain " + strings.Join(chain, " -> ") + " ends where " + why
 				}
 				return verdict{why: why}
 			}
-			if e.Disposition == "fixed" {
+			if e.Disposition == disposition.Fixed {
 				return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: dups, chain: strings.Join(chain, " -> ")}
 			}
 			return verdict{closed: true}
@@ -173,7 +137,7 @@ func (g *gate) findings(s *seriesData) {
 		for i := range r.finds {
 			f := &r.finds[i]
 			it := item{r: r, f: f}
-			if f.Class == "defect" || f.Class == "requirement-question" {
+			if f.Class == envelope.ClassDefect || f.Class == envelope.ClassRequirementQuestion {
 				it.v = s.judge(target{r, f})
 				if it.v.commit != "" {
 					commits = append(commits, it.v.commit)
@@ -202,7 +166,7 @@ func (g *gate) findings(s *seriesData) {
 		r, f, v := it.r, it.f, it.v
 		c := g.count(f.Class)
 		g.state(r, f.ID, false)
-		if f.Class == "hardening" || f.Class == "note" {
+		if f.Class == envelope.ClassHardening || f.Class == envelope.ClassNote {
 			e := r.last[f.ID]
 			if e == nil {
 				c.Open++
@@ -210,7 +174,7 @@ func (g *gate) findings(s *seriesData) {
 				c.Closed++
 				g.state(r, f.ID, true)
 			}
-			if f.Class == "hardening" && !f.LocationUnreadable && e != nil && e.Disposition == "deferred" && e.Auto {
+			if f.Class == envelope.ClassHardening && !f.LocationUnreadable && e != nil && e.Disposition == disposition.Deferred && e.Auto {
 				g.rec.AutoDeferred++
 			}
 			continue
@@ -278,11 +242,11 @@ func (g *gate) state(r *roundData, id string, closed bool) {
 
 func (g *gate) count(class string) *Count {
 	switch class {
-	case "defect":
+	case envelope.ClassDefect:
 		return &g.rec.Findings.Defect
-	case "requirement-question":
+	case envelope.ClassRequirementQuestion:
 		return &g.rec.Findings.RequirementQuestion
-	case "hardening":
+	case envelope.ClassHardening:
 		return &g.rec.Findings.Hardening
 	}
 	return &g.rec.Findings.Note
@@ -295,19 +259,11 @@ func triageHint(dir, id, class, stage string) string {
 }
 
 // dispositions are the spar triage flags of every disposition that closes
-// a finding of class in a round of stage (docs/review-round.md §8.2), the one a
-// reason names first; the readable forms list them all once (report.go).
-// A class that never blocks (hardening, note) is closed by any.
+// a finding of class in a round of stage, in the order of lib/disposition's
+// rules table (its owner): the one a reason names first; the readable
+// forms list them all once (report.go).
 func dispositions(class, stage string) []string {
-	rest := []string{"--as rejected --evidence TEXT", "--as deferred --to WHERE --user-quote WORDS", "--as duplicate --of ID"}
-	if class == "requirement-question" {
-		return append([]string{"--as answered --user-quote WORDS"}, rest...)
-	}
-	fixed := "--as fixed --commit REV"
-	if stage == "code" {
-		fixed += " --failed-before CHECK --passed-after CHECK"
-	}
-	return append([]string{fixed, rest[0], "--as accepted --user-quote WORDS"}, rest[1:]...)
+	return disposition.Forms(class, stage)
 }
 
 var errNotAncestor = errors.New("not an ancestor of the head")

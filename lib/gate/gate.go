@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/glob"
 	"github.com/jaekit/spar/lib/growth"
@@ -622,7 +623,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 				if rv.Name != req.Name {
 					continue
 				}
-				if rv.Status == "completed" && rv.Preset == req.Preset && out.Status == ReviewerMissing {
+				if rv.Status == envelope.StatusCompleted && rv.Preset == req.Preset && out.Status == ReviewerMissing {
 					if ok, why := countsAsReview(rv); ok {
 						name := r.name
 						out.Status, out.Round = ReviewerCompleted, &name
@@ -630,7 +631,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 						doubt, where = why, r
 					}
 				}
-				if rv.Status != "not_run" || status == "not a reviewer of the round" {
+				if rv.Status != envelope.StatusNotRun || status == "not a reviewer of the round" {
 					status = rv.Status
 					if doubt == "" {
 						where = r
@@ -659,7 +660,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 			continue
 		}
 		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head, req.Name)
-		if status == "pending" {
+		if status == envelope.StatusPending {
 			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE"
 		}
 		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s",

@@ -73,31 +73,6 @@ func TestNextName(t *testing.T) {
 	}
 }
 
-func TestG32_FindingsRead(t *testing.T) {
-	good := `{"schema":"review-round/v1","round":"r","findings":[{"id":"a-F1","class":"defect"},{"id":"a-F2","class":"hardening","location_unreadable":true},{"id":"a-F3","class":"hardening","check_path":"**","committed_class":"defect"}]}`
-	f, err := parseFindings([]byte(good))
-	if err != nil || len(f) != 3 || f[0] != (finding{ID: "a-F1", Class: "defect"}) || f[1] != (finding{ID: "a-F2", Class: "hardening", LocationUnreadable: true}) ||
-		f[2] != (finding{ID: "a-F3", Class: "hardening", CheckPath: "**", CommittedClass: "defect"}) {
-		t.Fatalf("got %+v, %v", f, err)
-	}
-	for _, bad := range []string{
-		`{not json`,
-		`[]`,
-		`{"schema":"review-round/v0","findings":[]}`,
-		`{"schema":"review-round/v1","findings":{}}`,
-		`{"schema":"review-round/v1","findings":[{"class":"defect"}]}`,
-		`{"schema":"review-round/v1","findings":[{"id":"x","class":"bug"}]}`,
-		`{"schema":"review-round/v1","findings":[{"id":"x","class":5}]}`,
-		`{"schema":"review-round/v1","findings":[{"id":"x","class":"note","location_unreadable":"yes"}]}`,
-		`{"schema":"review-round/v1","findings":[{"id":"x","class":"note","check_path":1}]}`,
-		`{"schema":"review-round/v1","findings":[{"id":"x","class":"note","committed_class":"bug"}]}`,
-	} {
-		if _, err := parseFindings([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "findings.json: ") {
-			t.Errorf("%s: err %v", bad, err)
-		}
-	}
-}
-
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"reviews/a/code-1": "reviews/a/code-1",

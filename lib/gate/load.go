@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/round"
-	"github.com/tidwall/gjson"
 )
 
 // state is what reading a round folder gave.
@@ -48,73 +48,40 @@ type roundData struct {
 // unreadable, not a dry run to leave out.
 func (r *roundData) dryRun() bool { return r.rec != nil && r.rec.DryRun && r.state != unreadable }
 
-// finding is what the gate reads of a finding: findings.json keeps every
-// field (envelope.Finding), the decision needs only these.
-type finding struct {
-	ID                 string
-	Class              string
-	LocationUnreadable bool // G32: absent means the location was read
-	// CheckPath and CommittedClass: the check path glob the location
-	// matched and the class by the committed check paths alone ("" in
-	// records written before them; docs/trust.md).
-	CheckPath      string
-	CommittedClass string
-}
+// finding is what the gate reads of a finding (lib/round's fast reader).
+type finding = round.FindingHead
 
 // readRound reads a round folder: round.json, findings.json (by the sha256
 // round.json names), ledger.jsonl and waivers.jsonl. It never fails: what
 // went wrong is kept in the state.
 //
-// Publication is round.Load's rule, applied here so that findings.json is
-// read once and only the three fields the gate needs are taken from it
-// (gjson over the verified bytes: the 1,000-round benchmark spends most of
-// its time in full decoding otherwise). round.json has finished_at and
-// findings_sha256 (else: stopped before recording, G29); findings.json has
-// that sha256 and is one review-round/v1 object (else: unreadable, G32).
+// Publication is lib/round's rule (round.Publication, as round.Load applies
+// it), with lib/round's fast readers (round.ReadHead, ParseFindingHeads,
+// ReadLedger), so that findings.json is read once and only the fields the
+// gate needs are taken from it: the 1,000-round benchmark spends most of its
+// time in full decoding otherwise. A torn round (round.Torn: findings.json
+// without finished_at, another findings.json than round.json names, staged
+// writes round.json does not name) is unreadable here, never left out
+// silently (G32).
 func readRound(dir string) *roundData {
 	d := &roundData{abs: dir, name: filepath.Base(dir)}
-	rec, err := readHead(dir)
+	rec, err := round.ReadHead(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
 		return d
 	}
 	d.rec = rec
-	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
-		// docs/review-round.md §1, "Crashes roll forward": a recording in progress or interrupted (its
-		// staged writes in .recording/) is unreadable until the next writer
-		// of the series finishes it; never left out like a round that
-		// stopped before recording.
-		if _, err := os.Lstat(filepath.Join(dir, round.RecordingDir)); err == nil {
-			d.state, d.err = unreadable, round.ErrRecording
-			return d
-		}
-		// G29: a round that stopped before recording has neither
-		// finished_at nor findings.json. With findings.json it is a round
-		// whose round.json lost finished_at (by hand, or a recording caught
-		// between its writes): unreadable, never silently left out (G32).
-		if _, err := os.Lstat(filepath.Join(dir, round.FindingsFile)); err == nil {
-			d.state, d.err = unreadable, errors.New("round.json has no finished_at, but findings.json exists (a round that stopped before recording has neither)")
-			return d
-		}
-		d.state, d.err = unfinished, fmt.Errorf("%w (round.json has no finished_at)", round.ErrUnfinished)
+	b, err := round.Publication(dir, rec)
+	if why, torn := round.Torn(err); torn {
+		d.state, d.err = unreadable, errors.New(why)
 		return d
 	}
-	// From here on round.json says the round was published: a findings.json
-	// that is missing or not the one it names is a hand edit, or a
-	// re-recording caught between its writes (G32, G33). Either way it is
-	// not a round that stopped before recording, so it is never left out of
-	// the list silently.
-	b, err := round.ReadFile(filepath.Join(dir, round.FindingsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		d.state, d.err = unreadable, errors.New("findings.json is missing")
+	if errors.Is(err, round.ErrUnfinished) {
+		d.state, d.err = unfinished, err
 		return d
 	}
 	if err != nil {
-		d.state, d.err = unreadable, pathFree(fmt.Errorf("%s: %w", round.FindingsFile, err))
-		return d
-	}
-	if got := round.SHA256(b); got != *rec.FindingsSHA256 {
-		d.state, d.err = unreadable, fmt.Errorf("findings.json has sha256 %s, round.json names %s", got, *rec.FindingsSHA256)
+		d.state, d.err = unreadable, pathFree(err)
 		return d
 	}
 	if rec.Name != d.name {
@@ -122,7 +89,7 @@ func readRound(dir string) *roundData {
 		d.state, d.err = unreadable, errors.New("round.json names the round "+quote(rec.Name)+", not its folder "+quote(d.name))
 		return d
 	}
-	finds, err := parseFindings(b)
+	finds, err := round.ParseFindingHeads(b)
 	if err != nil {
 		d.state, d.err = unreadable, err
 		return d
@@ -152,7 +119,7 @@ func readRound(dir string) *roundData {
 			return d
 		}
 	}
-	led, err := readLedger(dir)
+	led, err := round.ReadLedger(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
 		return d
@@ -191,70 +158,6 @@ func countText(c round.Counts) string {
 	return fmt.Sprintf("%d defect, %d requirement-question, %d hardening, %d note", c.Defect, c.RequirementQuestion, c.Hardening, c.Note)
 }
 
-// parseFindings takes id, class and location_unreadable of each finding of
-// a findings.json (G32: one JSON object of the review-round/v1 schema; a
-// class outside the four is not a record spar wrote).
-func parseFindings(b []byte) ([]finding, error) {
-	if !gjson.ValidBytes(b) {
-		return nil, errors.New("findings.json: not JSON")
-	}
-	doc := gjson.Parse(view(b))
-	if !doc.IsObject() {
-		return nil, errors.New("findings.json: not a JSON object")
-	}
-	if sc := doc.Get("schema"); sc.Type != gjson.String || sc.Str != round.Schema {
-		return nil, fmt.Errorf("findings.json: schema %s, want %q", sc.Raw, round.Schema)
-	}
-	list := doc.Get("findings")
-	if !list.IsArray() {
-		return nil, errors.New("findings.json: findings is not an array")
-	}
-	var out []finding
-	var bad error
-	list.ForEach(func(_, f gjson.Result) bool {
-		if !f.IsObject() {
-			bad = errors.New("findings.json: a finding that is not an object")
-			return false
-		}
-		// One pass over the finding's members (id, class and
-		// location_unreadable are spread through it).
-		var id, class, lu, cp, cc gjson.Result
-		f.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "id":
-				id = v
-			case "class":
-				class = v
-			case "location_unreadable":
-				lu = v
-			case "check_path":
-				cp = v
-			case "committed_class":
-				cc = v
-			}
-			return true
-		})
-		switch {
-		case id.Type != gjson.String:
-			bad = errors.New("findings.json: a finding without an id")
-		case class.Type != gjson.String || !knownClass(class.Str):
-			bad = fmt.Errorf("findings.json: finding %q has the class %s", id.Str, class.Raw)
-		case lu.Exists() && lu.Type != gjson.True && lu.Type != gjson.False:
-			bad = fmt.Errorf("findings.json: finding %q: location_unreadable is %s", id.Str, lu.Raw)
-		case cp.Exists() && cp.Type != gjson.String:
-			bad = fmt.Errorf("findings.json: finding %q: check_path is %s", id.Str, cp.Raw)
-		case cc.Exists() && (cc.Type != gjson.String || cc.Str != "" && !knownClass(cc.Str)):
-			bad = fmt.Errorf("findings.json: finding %q has the committed_class %s", id.Str, cc.Raw)
-		}
-		if bad != nil {
-			return false
-		}
-		out = append(out, finding{ID: id.Str, Class: class.Str, LocationUnreadable: lu.Type == gjson.True, CheckPath: cp.Str, CommittedClass: cc.Str})
-		return true
-	})
-	return out, bad
-}
-
 // pathFree drops the absolute path an *fs.PathError adds: the reason
 // already names the round.
 func pathFree(err error) error {
@@ -275,31 +178,12 @@ func pathFreeOrNil(err error) error {
 	return pathFree(err)
 }
 
-func knownClass(c string) bool {
-	switch c {
-	case "defect", "requirement-question", "hardening", "note":
-		return true
-	}
-	return false
-}
-
-// readSeries reads every round of a series folder (its sub-folders holding
-// a round.json, as round.ListRounds) and the listed folders that are not
-// among them, in parallel, each once. The series' rounds come back in
-// series order: started_at, then name.
+// readSeries reads every round of a series folder (round.Folders: links
+// followed, any record counts) and the listed folders that are not among
+// them, in parallel, each once. The series' rounds come back in series
+// order (round.Before).
 func readSeries(series string, listed []string) (rounds []*roundData, extra map[string]*roundData) {
-	var dirs []string
-	if ents, err := os.ReadDir(series); err == nil {
-		for _, e := range ents {
-			// A symbolic link to a folder is read as the folder: a round
-			// moved away behind a link is still a round of the series.
-			dir := filepath.Join(series, e.Name())
-			if !holdsRecord(dir) {
-				continue // no record: not a round (spar-exec never wrote round.json)
-			}
-			dirs = append(dirs, dir)
-		}
-	}
+	dirs, _ := round.Folders(series)
 	inSeries := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		inSeries[d] = true
@@ -332,30 +216,13 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 	rounds = read[:len(dirs)]
 	foreignRounds(series, dirs, rounds)
 	sort.SliceStable(rounds, func(i, j int) bool {
-		a, b := startedAt(rounds[i]), startedAt(rounds[j])
-		if a != b {
-			return a < b
-		}
-		return rounds[i].abs < rounds[j].abs
+		return round.Before(startedAt(rounds[i]), rounds[i].abs, startedAt(rounds[j]), rounds[j].abs)
 	})
 	extra = make(map[string]*roundData, len(extras))
 	for i, l := range extras {
 		extra[l] = read[len(dirs)+i]
 	}
 	return rounds, extra
-}
-
-// holdsRecord reports whether dir is a folder holding round.json or a record
-// spar writes only after it (G29, G32): a folder whose round.json is gone
-// but whose findings, ledger, summary or waivers remain is an unreadable
-// round of the series, never a folder that is no round.
-func holdsRecord(dir string) bool {
-	for _, f := range []string{round.RoundFile, round.FindingsFile, round.LedgerFile, round.SummaryFile, round.WaiversFile} {
-		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // foreignRounds marks unreadable each round whose round.json names another
@@ -404,4 +271,23 @@ func startedAt(r *roundData) string {
 		return ""
 	}
 	return r.rec.StartedAt
+}
+
+// fullRecord reads round.json whole (round.ReadRecord) for the rounds whose
+// reviewers, documents and run arguments the gate uses.
+func fullRecord(r *roundData) bool {
+	rec, err := round.ReadRecord(r.abs)
+	if err != nil {
+		r.state, r.err = unreadable, pathFree(err)
+		return false
+	}
+	// The required reviewers come from config.configured_required: a
+	// config edited by hand no longer has the digest spar-config gave it
+	// (docs/pipeline.md §2).
+	if d, err := config.Digest(&rec.Config); err != nil || d != rec.Config.Digest {
+		r.state, r.err = unreadable, fmt.Errorf("round.json: config.digest %q is not the digest of its config (%s)", rec.Config.Digest, d)
+		return false
+	}
+	r.rec = rec
+	return true
 }

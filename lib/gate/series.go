@@ -23,7 +23,7 @@ func seriesRounds(dir string) ([]string, error) {
 // an unreadable round, G32).
 func isSeries(dir string) bool {
 	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() || holdsRecord(dir) {
+	if err != nil || !fi.IsDir() || round.HoldsRecord(dir) {
 		return false
 	}
 	rounds, err := seriesRounds(dir)

@@ -122,7 +122,7 @@ func (g *gate) noReview(s *seriesData) {
 	pending := ""
 	for _, r := range s.input {
 		for _, rv := range r.rec.Reviewers {
-			if rv.Status == "completed" {
+			if rv.Status == envelope.StatusCompleted {
 				if ok, _ := countsAsReview(rv); ok || waived(s, rv) {
 					// A native review that does not count on its own
 					// counts once the user vouched for it (spar waive).
@@ -131,11 +131,11 @@ func (g *gate) noReview(s *seriesData) {
 				states = append(states, rv.Name+" completed from what does not count")
 				continue
 			}
-			if rv.Status == "not_run" {
+			if rv.Status == envelope.StatusNotRun {
 				continue
 			}
 			states = append(states, rv.Name+" "+rv.Status)
-			if rv.Status == "pending" && pending == "" {
+			if rv.Status == envelope.StatusPending && pending == "" {
 				pending = "spar record " + shellQuote(s.dirOf(r)) + " --reviewer " + shellQuote(rv.Name) + " --transcript FILE"
 			}
 		}
@@ -228,7 +228,7 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) {
 		per[f.Reviewer]++
 	}
 	for _, rv := range rec.Reviewers {
-		if rv.Findings != per[rv.Name] && rv.Status != "not_run" {
+		if rv.Findings != per[rv.Name] && rv.Status != envelope.StatusNotRun {
 			bad = append(bad, fmt.Sprintf("reviewer %s has %d findings there, %d here", rv.Name, per[rv.Name], rv.Findings))
 		}
 	}

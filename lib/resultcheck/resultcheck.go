@@ -17,18 +17,18 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Statuses written by the check.
+// Statuses written by the check (lib/envelope owns them).
 const (
-	Completed     = "completed"
-	InvalidOutput = "invalid_output"
-	Failed        = "failed"
+	Completed     = envelope.StatusCompleted
+	InvalidOutput = envelope.StatusInvalidOutput
+	Failed        = envelope.StatusFailed
 )
 
 // The enumerations of docs/review-round.md §3 ("Review round section 3").
 var (
 	Verdicts       = []string{"no_blocking_findings", "blocking_findings", "could_not_review"}
 	Angles         = []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"}
-	ProposedClass  = []string{"defect", "requirement-question", "hardening", "note"}
+	ProposedClass  = envelope.Classes
 	LinkKinds      = []string{"rule", "contract", "criterion", "none"}
 	YesNoUnknown   = []string{"yes", "no", "unknown"}
 	CheckImpacts   = []string{"none", "false_pass", "meaning_inverted", "contract_violation"}

@@ -72,39 +72,17 @@ func strictUnmarshal(b []byte, v any) error {
 }
 
 // Load reads a published round: round.json with finished_at, and
-// findings.json whose sha256 round.json names. Anything else is
-// ErrUnfinished (wrapped with what is missing) or a G32 read error.
+// findings.json whose sha256 round.json names (Publication). Anything else
+// is ErrRecording, ErrUnfinished (wrapped with what is missing) or a G32
+// read error.
 func Load(dir string) (*Record, *Findings, error) {
 	rec, err := ReadRecord(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rec.Recording != nil {
-		// docs/review-round.md §1, "Crashes roll forward": a recording that started and has not finished
-		// is no round that stopped before recording (G29): its findings
-		// exist, staged. The next writer of the series finishes it.
-		return rec, nil, ErrRecording
-	}
-	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
-		return rec, nil, fmt.Errorf("%w (round.json has no finished_at)", ErrUnfinished)
-	}
-	b, err := ReadFile(filepath.Join(dir, FindingsFile))
-	if errors.Is(err, os.ErrNotExist) {
-		// G29 leaves out only a round with neither finished_at nor
-		// findings.json; once round.json says the round was published, a
-		// missing findings.json is a missing file (G32: unreadable), as
-		// spar gate and spar cap-report read it. spar-record writes
-		// findings.json before the round.json that names it, so no crash
-		// leaves this state.
-		return rec, nil, fmt.Errorf("%s is missing", FindingsFile)
-	}
+	b, err := Publication(dir, rec)
 	if err != nil {
-		return rec, nil, fmt.Errorf("%s: %w", FindingsFile, err)
-	}
-	if got := SHA256(b); got != *rec.FindingsSHA256 {
-		// docs/review-round.md §1: a findings.json without the sha256 round.json names
-		// is a round caught between two recordings, never a finished one.
-		return rec, nil, fmt.Errorf("%w (%s has sha256 %s, round.json names %s)", ErrUnfinished, FindingsFile, got, *rec.FindingsSHA256)
+		return rec, nil, err
 	}
 	var f Findings
 	if err := strictUnmarshal(b, &f); err != nil {
@@ -114,6 +92,90 @@ func Load(dir string) (*Record, *Findings, error) {
 		return rec, nil, fmt.Errorf("%s: schema %q, want %q", FindingsFile, f.Schema, Schema)
 	}
 	return rec, &f, nil
+}
+
+// Publication is the publication rule (G29, G32; docs/review-round.md §1):
+// given round.json's record, it returns findings.json's bytes when the
+// round was published (finished_at and findings_sha256 set, findings.json
+// with that sha256), else why not:
+//
+//   - ErrRecording: round.json names a recording that has not finished
+//     (the next writer of the series finishes it).
+//   - an error wrapping ErrUnfinished: the round stopped before recording
+//     findings. Some such rounds are torn (Torn): not a clean stop, but a
+//     state no crash of spar leaves.
+//   - any other error: a round that claims publication but whose
+//     findings.json is missing or unreadable.
+//
+// spar gate and Load apply the same rule; they differ only in what a torn
+// round is to them.
+func Publication(dir string, rec *Record) ([]byte, error) {
+	if rec.Recording != nil {
+		// docs/review-round.md §1, "Crashes roll forward": a recording that started and has not finished
+		// is no round that stopped before recording (G29): its findings
+		// exist, staged. The next writer of the series finishes it.
+		return nil, ErrRecording
+	}
+	if rec.FinishedAt == nil || rec.FindingsSHA256 == nil {
+		stopped := fmt.Errorf("%w (round.json has no finished_at)", ErrUnfinished)
+		if _, err := os.Lstat(filepath.Join(dir, RecordingDir)); err == nil {
+			// Staged writes that round.json does not name: a recording
+			// caught before its anchor, or a folder someone made. The
+			// next writer removes them.
+			return nil, &tornError{stopped, ErrRecording.Error()}
+		}
+		if _, err := os.Lstat(filepath.Join(dir, FindingsFile)); err == nil {
+			// G29: a round that stopped before recording has neither
+			// finished_at nor findings.json.
+			return nil, &tornError{stopped, "round.json has no finished_at, but findings.json exists (a round that stopped before recording has neither)"}
+		}
+		return nil, stopped
+	}
+	b, err := ReadFile(filepath.Join(dir, FindingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		// G29 leaves out only a round with neither finished_at nor
+		// findings.json; once round.json says the round was published, a
+		// missing findings.json is a missing file (G32: unreadable).
+		// spar-record writes findings.json before the round.json that
+		// names it, so no crash leaves this state.
+		return nil, fmt.Errorf("%s is missing", FindingsFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", FindingsFile, err)
+	}
+	if got := SHA256(b); got != *rec.FindingsSHA256 {
+		// docs/review-round.md §1: a findings.json without the sha256 round.json names
+		// is a round caught between two recordings or edited, never a
+		// finished one.
+		return nil, &tornError{
+			fmt.Errorf("%w (%s has sha256 %s, round.json names %s)", ErrUnfinished, FindingsFile, got, *rec.FindingsSHA256),
+			fmt.Sprintf("%s has sha256 %s, round.json names %s", FindingsFile, got, *rec.FindingsSHA256),
+		}
+	}
+	return b, nil
+}
+
+// tornError is a round Publication does not accept that is no clean stop
+// before recording either. As an error it reads as the stop it is to a
+// writer (errors.Is ErrUnfinished: spar record records it again); Torn
+// gives what it is to spar gate.
+type tornError struct {
+	stopped error
+	why     string
+}
+
+func (e *tornError) Error() string { return e.stopped.Error() }
+func (e *tornError) Unwrap() error { return e.stopped }
+
+// Torn reports whether err is a torn round's and says what is wrong with
+// it: spar gate reads such a round as unreadable (G32: a round that claims
+// publication, or holds records of one, is never silently left out).
+func Torn(err error) (string, bool) {
+	var t *tornError
+	if errors.As(err, &t) {
+		return t.why, true
+	}
+	return "", false
 }
 
 // readLines reads a JSON Lines file. A last line without its newline is a
@@ -140,8 +202,9 @@ func readLines(path string) ([][]byte, bool, error) {
 	return lines, true, nil
 }
 
-// ReadLedger reads ledger.jsonl of a round (missing: no entries).
-func ReadLedger(dir string) ([]LedgerEntry, error) {
+// decodeLedger is ReadLedger's full reader: every line decoded as a
+// LedgerEntry, for the forms the fast reader hands over.
+func decodeLedger(dir string) ([]LedgerEntry, error) {
 	lines, _, err := readLines(filepath.Join(dir, LedgerFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", LedgerFile, err)
@@ -211,21 +274,70 @@ func ReadExtensions(series string) ([]Extension, error) {
 	return out, nil
 }
 
-// ListRounds returns the round folders of a series: its sub-folders that
-// hold a round.json, ordered by started_at, then name. Folders without
-// round.json (a run that stopped before writing it) are not rounds.
-func ListRounds(series string) ([]string, error) {
+// Series membership (G29, G32; docs/review-gate.md §2) has one definition,
+// here: every reader of a series (spar gate, the cap decision, spar triage's
+// --of, cap-report) lists its rounds with Folders and orders them with
+// Before.
+
+// recordFiles are the records of a round folder: round.json and the records
+// spar writes only after it.
+var recordFiles = []string{RoundFile, FindingsFile, LedgerFile, SummaryFile, WaiversFile}
+
+// HoldsRecord reports whether dir holds round.json or a record spar writes
+// only after it (G29, G32): a folder whose round.json is gone but whose
+// findings, ledger, summary or waivers remain is an unreadable round of the
+// series, never a folder that is no round.
+func HoldsRecord(dir string) bool {
+	for _, f := range recordFiles {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Folders returns the round folders of a series, by name: each entry of
+// the series folder that is a folder, or a symbolic link to one, and holds
+// a record (HoldsRecord). A link is read as the folder it names, so that a
+// round moved away behind a link is still a round of the series; a folder
+// with no record (a run that stopped before writing round.json) is no
+// round.
+func Folders(series string) ([]string, error) {
 	ents, err := os.ReadDir(series)
 	if err != nil {
 		return nil, err
 	}
-	type item struct{ dir, started string }
-	var items []item
+	var out []string
 	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
 		dir := filepath.Join(series, e.Name())
+		if HoldsRecord(dir) {
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
+// Before is series order: started_at, then folder path (the folder name,
+// within one series). A round whose round.json does not read has no
+// started_at and sorts first.
+func Before(startedA, dirA, startedB, dirB string) bool {
+	if startedA != startedB {
+		return startedA < startedB
+	}
+	return dirA < dirB
+}
+
+// ListRounds returns the round folders of a series (Folders) in series
+// order (Before), reading started_at from each round.json.
+func ListRounds(series string) ([]string, error) {
+	dirs, err := Folders(series)
+	if err != nil {
+		return nil, err
+	}
+	type item struct{ dir, started string }
+	items := make([]item, len(dirs))
+	for i, dir := range dirs {
+		items[i].dir = dir
 		b, err := ReadFile(filepath.Join(dir, RoundFile))
 		if err != nil {
 			continue
@@ -234,13 +346,10 @@ func ListRounds(series string) ([]string, error) {
 			StartedAt string `json:"started_at"`
 		}
 		_ = json.Unmarshal(b, &head)
-		items = append(items, item{dir, head.StartedAt})
+		items[i].started = head.StartedAt
 	}
 	sort.Slice(items, func(i, j int) bool {
-		if items[i].started != items[j].started {
-			return items[i].started < items[j].started
-		}
-		return items[i].dir < items[j].dir
+		return Before(items[i].started, items[i].dir, items[j].started, items[j].dir)
 	})
 	out := make([]string, len(items))
 	for i, it := range items {

@@ -117,6 +117,19 @@ func TestListRoundsOrder(t *testing.T) {
 		WriteJSON(filepath.Join(s, r.name, RoundFile), Record{Schema: Schema, StartedAt: r.started})
 	}
 	os.MkdirAll(filepath.Join(s, "no-round"), 0o755)
+	// One definition of a series' rounds (docs/review-gate.md §2): a round
+	// moved away behind a link is still a round, and a folder whose
+	// round.json is gone but whose ledger remains is a round (unreadable,
+	// without started_at: first).
+	away := filepath.Join(t.TempDir(), "d")
+	os.MkdirAll(away, 0o755)
+	WriteJSON(filepath.Join(away, RoundFile), Record{Schema: Schema, StartedAt: "0"})
+	if err := os.Symlink(away, filepath.Join(s, "d")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(s, "e"), 0o755)
+	os.WriteFile(filepath.Join(s, "e", LedgerFile), nil, 0o644)
+	os.WriteFile(filepath.Join(s, "f"), []byte("a file"), 0o644)
 	got, err := ListRounds(s)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +138,7 @@ func TestListRoundsOrder(t *testing.T) {
 	for _, d := range got {
 		names = append(names, filepath.Base(d))
 	}
-	if strings.Join(names, ",") != "c,a,b" {
+	if strings.Join(names, ",") != "e,d,c,a,b" {
 		t.Fatalf("%v", names)
 	}
 }

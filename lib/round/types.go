@@ -140,7 +140,7 @@ type Reviewer struct {
 // none is (docs/review-round.md "The workspace").
 func (r *Record) NeedsWorkspace() bool {
 	for _, rv := range r.Reviewers {
-		if rv.Preset == "native" && rv.Status == "pending" {
+		if rv.Preset == "native" && rv.Status == envelope.StatusPending {
 			return true
 		}
 	}
@@ -222,13 +222,13 @@ type Extension struct {
 // Add counts one finding of class; a class outside the four counts nowhere.
 func (c *Counts) Add(class string) {
 	switch class {
-	case "defect":
+	case envelope.ClassDefect:
 		c.Defect++
-	case "requirement-question":
+	case envelope.ClassRequirementQuestion:
 		c.RequirementQuestion++
-	case "hardening":
+	case envelope.ClassHardening:
 		c.Hardening++
-	case "note":
+	case envelope.ClassNote:
 		c.Note++
 	}
 }

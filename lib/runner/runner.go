@@ -27,18 +27,18 @@ import (
 // only so that tests can shorten it.
 var VersionLimit = 30 * time.Second
 
-// Statuses a reviewer run ends with (docs/review-round.md §4).
+// Statuses a reviewer run ends with (docs/review-round.md §4; lib/envelope owns them).
 const (
-	Completed     = "completed"
-	Failed        = "failed"
-	Unavailable   = "unavailable"
-	TimedOut      = "timed_out"
-	ToolViolation = "tool_violation"
+	Completed     = envelope.StatusCompleted
+	Failed        = envelope.StatusFailed
+	Unavailable   = envelope.StatusUnavailable
+	TimedOut      = envelope.StatusTimedOut
+	ToolViolation = envelope.StatusToolViolation
 	// InvalidOutput: the CLI itself gave up on the answer's format
 	// (preset.Outcome.Invalid); spar-check keeps it.
-	InvalidOutput = "invalid_output"
-	Pending       = "pending"
-	NotRun        = "not_run"
+	InvalidOutput = envelope.StatusInvalidOutput
+	Pending       = envelope.StatusPending
+	NotRun        = envelope.StatusNotRun
 )
 
 // Reviewer is one reviewer of the round to run.

@@ -138,26 +138,26 @@ const FingerprintKey = "sparFinding/v1"
 
 // classLevel is a finding's SARIF level by its class.
 var classLevel = map[string]string{
-	"defect":               "error",
-	"requirement-question": "warning",
-	"hardening":            "note",
-	"note":                 "note",
+	envelope.ClassDefect:              "error",
+	envelope.ClassRequirementQuestion: "warning",
+	envelope.ClassHardening:           "note",
+	envelope.ClassNote:                "note",
 }
 
 var classText = map[string]string{
-	"defect":               "a defect the change must not keep",
-	"requirement-question": "a question about the requirement for the user",
-	"hardening":            "hardening that makes the change sturdier",
-	"note":                 "a note",
+	envelope.ClassDefect:              "a defect the change must not keep",
+	envelope.ClassRequirementQuestion: "a question about the requirement for the user",
+	envelope.ClassHardening:           "hardening that makes the change sturdier",
+	envelope.ClassNote:                "a note",
 }
 
 // classGate says what spar's gate does with an open finding of the class
 // (docs/review-gate.md, "Why a finding is open"), for a rule's help.
 var classGate = map[string]string{
-	"defect":               "An open defect blocks spar's gate until it is triaged: fixed by a commit the gated head contains, rejected with evidence, accepted or deferred in the user's words, or marked a duplicate of a finding closed so.",
-	"requirement-question": "An open requirement-question blocks spar's gate until the user answers it, or it is rejected with evidence, deferred in the user's words, or marked a duplicate of a finding closed so.",
-	"hardening":            "Hardening never blocks spar's gate; unless triaged it is deferred automatically.",
-	"note":                 "A note never blocks spar's gate.",
+	envelope.ClassDefect:              "An open defect blocks spar's gate until it is triaged: fixed by a commit the gated head contains, rejected with evidence, accepted or deferred in the user's words, or marked a duplicate of a finding closed so.",
+	envelope.ClassRequirementQuestion: "An open requirement-question blocks spar's gate until the user answers it, or it is rejected with evidence, deferred in the user's words, or marked a duplicate of a finding closed so.",
+	envelope.ClassHardening:           "Hardening never blocks spar's gate; unless triaged it is deferred automatically.",
+	envelope.ClassNote:                "A note never blocks spar's gate.",
 }
 
 // rule is the reporting descriptor of the findings of one class and angle.
@@ -197,7 +197,8 @@ func level(class string) string {
 	if l := classLevel[class]; l != "" {
 		return l
 	}
-	return "note"
+	return "note" // the SARIF level, not the class
+
 }
 
 // Export builds the SARIF log: one run per reviewer of each round, in the

@@ -177,7 +177,7 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 				continue
 			}
 			for _, rv := range r.Record.Reviewers {
-				if rv.Status != "completed" {
+				if rv.Status != envelope.StatusCompleted {
 					continue
 				}
 				if _, ok := d.Completed[rv.Name]; !ok {

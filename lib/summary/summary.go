@@ -24,7 +24,7 @@ func VerdictLine(rec *round.Record, findings []envelope.Finding) string {
 	var done []string
 	for _, r := range rec.Reviewers {
 		switch {
-		case r.Status == "completed":
+		case r.Status == envelope.StatusCompleted:
 			done = append(done, r.Name)
 		case r.CompletedIn != nil:
 			done = append(done, fmt.Sprintf("%s (in %s)", r.Name, *r.CompletedIn))

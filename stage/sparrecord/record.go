@@ -13,6 +13,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/lock"
@@ -301,10 +302,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		// docs/trust.md: hardening only through a check path the head
 		// commit's configuration does not list is never deferred
 		// automatically; the gate blocks on it.
-		if f.Class != "hardening" || f.LocationUnreadable || has[f.ID] || classify.UncommittedOnly(f.Class, f.CommittedClass) {
+		if f.Class != envelope.ClassHardening || f.LocationUnreadable || has[f.ID] || classify.UncommittedOnly(f.Class, f.CommittedClass) {
 			continue
 		}
-		e := round.LedgerEntry{Finding: f.ID, Disposition: "deferred", Auto: true,
+		e := round.LedgerEntry{Finding: f.ID, Disposition: disposition.Deferred, Auto: true,
 			To: "automatic deferral of hardening at record", At: at}
 		b, err := pipe.Marshal(e)
 		if err != nil {

@@ -8,21 +8,15 @@ import (
 	"github.com/jaekit/spar/lib/exitcode"
 )
 
-const triageUsage = `usage: spar triage ROUND FINDING --as DISPOSITION [options]
+// triageUsage is rendered from the disposition rules table
+// (disposition.UsageTable), the one place that says what each disposition
+// needs.
+var triageUsage = `usage: spar triage ROUND FINDING --as DISPOSITION [options]
 
 Appends one line to ROUND/ledger.jsonl and prints it. The last line for a
 finding decides its disposition.
 
-  --as fixed      --commit REV (G27); a code-stage defect also
-                  --failed-before CHECK and --passed-after CHECK
-  --as rejected   --evidence TEXT (why the finding is wrong)
-  --as duplicate  --of ID or --of ROUND/ID (another finding of this round
-                  or of an earlier round of the series)
-  --as deferred   --to WHERE; a defect or requirement-question also
-                  --user-quote Q
-  --as accepted   defect only: --user-quote Q
-  --as answered   requirement-question only: --user-quote Q
-
+` + disposition.UsageTable() + `
 A text that is empty after trimming counts as not given (G30).
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
