@@ -11,19 +11,25 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/sandbox"
 )
 
-const usage = `usage: spar-exec < envelope.json > envelope.json
+const usage = `usage: spar-exec [--quiet] [--rerun NAME]... < envelope.json > envelope.json
        spar-exec check-shell < lines.json
        spar-exec check-refusal < texts.json
 
 Reads a spar-pipe/v1 envelope with config, run and packet; creates the round
 folder (run.out), runs every reviewer at once and writes the envelope back
-with round and runs added. Progress lines go to stderr.
+with round and runs added. Progress lines go to stderr: one per reviewer
+state change and, while a reviewer runs, a heartbeat every 30 s
+(SPAR_HEARTBEAT=100ms, for tests, shortens it); --quiet prints none of them
+(never an error). --rerun NAME runs NAME again in a rerun of the same input
+even when it completed there (refused when NAME is not a reviewer of the
+round).
 
 check-shell and check-refusal print why an agy shell line (G11) or a
 reviewer's message (section 5) is refused.
@@ -49,9 +55,23 @@ func main() {
 		fmt.Print(usage)
 		os.Exit(exitcode.OK)
 	}
-	if len(args) > 0 {
-		fmt.Fprintf(os.Stderr, "spar-exec: unexpected argument %q\n%s", args[0], usage)
-		os.Exit(exitcode.Usage)
+	var opts options
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--quiet":
+			opts.quiet = true
+		case a == "--rerun" && i+1 < len(args):
+			i++
+			opts.rerun = append(opts.rerun, args[i])
+		case strings.HasPrefix(a, "--rerun="):
+			opts.rerun = append(opts.rerun, strings.TrimPrefix(a, "--rerun="))
+		case a == "--rerun":
+			fmt.Fprintf(os.Stderr, "spar-exec: --rerun needs a reviewer name\n%s", usage)
+			os.Exit(exitcode.Usage)
+		default:
+			fmt.Fprintf(os.Stderr, "spar-exec: unexpected argument %q\n%s", a, usage)
+			os.Exit(exitcode.Usage)
+		}
 	}
-	pipe.Exit("exec", run(os.Stdin, os.Stdout, os.Stderr))
+	pipe.Exit("exec", run(os.Stdin, os.Stdout, os.Stderr, opts))
 }
