@@ -124,6 +124,22 @@ func run(stdin io.Reader, stdout, stderr *os.File, opts options) error {
 		return err
 	}
 
+	// G14 records a reviewer that cannot start as unavailable or failed,
+	// and the round is recorded all the same: when none of the reviewers
+	// to run can start, say so before anything runs (not progress: --quiet
+	// keeps it).
+	if !in.run.DryRun {
+		var toStart []envelope.Reviewer
+		for _, r := range in.cfg.Reviewers {
+			if _, ok := dec.Completed[r.Name]; !ok {
+				toStart = append(toStart, r)
+			}
+		}
+		if w := runner.NoneStarts(toStart, os.Getenv("PATH")); w != "" {
+			fmt.Fprintf(stderr, "spar-exec: warning: %s\n", w)
+		}
+	}
+
 	// Step 2: the round folder.
 	if err := os.Mkdir(in.run.Out, 0o755); err != nil {
 		if errors.Is(err, os.ErrExist) {

@@ -208,15 +208,11 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 	limitMsg := fmt.Sprintf("no result within the time limit of %d s", r.Config.TimeoutSeconds)
 
 	// G14: the executable.
-	name := p.Name()
 	var argv []string
 	if p.Name() == "command" {
 		argv = preset.Substitute(r.Config.Argv, r.Prompt, r.Workspace, r.SchemaPath)
-		name = argv[0]
-	} else if r.Config.Binary != nil && *r.Config.Binary != "" {
-		name = *r.Config.Binary
 	}
-	exe, status, reason := Resolve(name, r.PathEnv)
+	exe, status, reason := Resolve(executableName(r.Config, argv), r.PathEnv)
 	if status != "" {
 		return finish(status, reason)
 	}
@@ -370,6 +366,19 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 		return finish(Failed, fmt.Sprintf("exited with status %d%s", *res.exitCode, reasonNote(why)))
 	}
 	return finish(Failed, oc.Problem)
+}
+
+// executableName is the name G14 resolves for a reviewer: argv[0] of a
+// command (argv after the placeholders' replacement), else binary when set
+// and not empty, else the preset's name.
+func executableName(c envelope.Reviewer, argv []string) string {
+	switch {
+	case c.Preset == "command" && len(argv) > 0:
+		return argv[0]
+	case c.Binary != nil && *c.Binary != "":
+		return *c.Binary
+	}
+	return c.Preset
 }
 
 func firstNonEmptyLine(s string) string {
