@@ -19,7 +19,7 @@ import (
 
 // ProbeVersionLimit is the most a probe's version check may take: spar
 // config --check shows the version line only when it is cheap.
-var ProbeVersionLimit = 10 * time.Second
+const ProbeVersionLimit = 10 * time.Second
 
 // Probe is what spar config --check (spar doctor) shows of one configured
 // reviewer (docs/usage.md "Setup check"): whether its executable resolves
@@ -127,6 +127,8 @@ func probeVersion(exe string, args []string) (version, note string) {
 	cmd.Dir = os.TempDir()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A grandchild that left the group could keep the pipes open.
+	cmd.WaitDelay = time.Second
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &limited{&out, 64 << 10}, &limited{&errs, 64 << 10}
 	err := cmd.Run()
