@@ -36,20 +36,7 @@ func Digest(c *envelope.Config) (string, error) {
 func DigestValue(c *envelope.Config) map[string]any {
 	reviewers := make([]any, 0, len(c.Reviewers))
 	for _, r := range c.Reviewers {
-		reviewers = append(reviewers, map[string]any{
-			"name":            r.Name,
-			"preset":          r.Preset,
-			"isolation":       r.Isolation,
-			"required":        r.Required,
-			"model":           optString(r.Model),
-			"fallback_model":  optString(r.FallbackModel),
-			"effort":          optString(r.Effort),
-			"binary":          optString(r.Binary),
-			"argv":            optList(r.Argv),
-			"timeout_seconds": r.TimeoutSeconds,
-			"allowed_models":  optList(r.AllowedModels),
-			"allowed_efforts": optList(r.AllowedEfforts),
-		})
+		reviewers = append(reviewers, ReviewerValue(r))
 	}
 	required := make([]any, 0, len(c.ConfiguredRequired))
 	for _, r := range c.ConfiguredRequired {
@@ -67,6 +54,44 @@ func DigestValue(c *envelope.Config) map[string]any {
 		"check_paths": list(c.CheckPaths),
 		"rules":       list(c.Rules),
 	}
+}
+
+// ReviewerValue is one applied reviewer entry as the digest covers it: its
+// applied values, never where they came from. Two entries with the same
+// value run the same reviewer the same way; a rerun keeps a reviewer's
+// earlier completed review only when its entry's value is unchanged
+// (lib/series, docs/review-round.md "Reruns").
+func ReviewerValue(r envelope.Reviewer) map[string]any {
+	return map[string]any{
+		"name":            r.Name,
+		"preset":          r.Preset,
+		"isolation":       r.Isolation,
+		"required":        r.Required,
+		"model":           optString(r.Model),
+		"fallback_model":  optString(r.FallbackModel),
+		"effort":          optString(r.Effort),
+		"binary":          optString(r.Binary),
+		"argv":            optList(r.Argv),
+		"timeout_seconds": r.TimeoutSeconds,
+		"allowed_models":  optList(r.AllowedModels),
+		"allowed_efforts": optList(r.AllowedEfforts),
+	}
+}
+
+// ReviewerChanges names, in sorted order, the keys of ReviewerValue whose
+// values differ between two entries; none when they run the same way.
+func ReviewerChanges(a, b envelope.Reviewer) []string {
+	va, vb := ReviewerValue(a), ReviewerValue(b)
+	var keys []string
+	for k := range va {
+		x, errx := Canonical(va[k])
+		y, erry := Canonical(vb[k])
+		if errx != nil || erry != nil || string(x) != string(y) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func optString(s *string) any {

@@ -4,13 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/jaekit/spar/lib/filekind"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/filekind"
 )
 
 // Source kinds of the applied record's source.kind (docs/pipeline.md "User source").
@@ -101,4 +102,38 @@ func absPath(path string) string {
 		return a
 	}
 	return path
+}
+
+// EditFile is the user configuration file to edit for the source src
+// (setup help: spar config --check): the file the reviewers came from when
+// it is spar's own, else the first of spar's sources (SPAR_CONFIG,
+// $XDG_CONFIG_HOME/jaekit/spar.toml, ~/.config/jaekit/spar.toml) that
+// getenv allows: the one a new file there would be read from.
+func EditFile(src envelope.Source, getenv func(string) string) string {
+	switch src.Kind {
+	case KindSparConfig, KindXDG, KindHome:
+		if src.Path != "" {
+			return src.Path
+		}
+	}
+	if c := userCandidates(getenv); len(c) > 0 {
+		return c[0].path
+	}
+	return "~/.config/jaekit/spar.toml"
+}
+
+// DescribeSource says in a few words where the applied reviewers came from:
+// "the default list (no user configuration file)", "SPAR_CONFIG
+// /path/spar.toml", with "; --reviewers a,b" when that chose them.
+func DescribeSource(c *envelope.Config) string {
+	s := c.Source.Kind
+	if c.Source.Kind == KindDefault {
+		s = "the default list (no user configuration file)"
+	} else if c.Source.Path != "" {
+		s += " " + c.Source.Path
+	}
+	if c.Override != nil {
+		s += "; " + c.Override.Kind + " " + strings.Join(c.Override.Names, ",")
+	}
+	return s
 }

@@ -88,6 +88,20 @@ type agyMonitor struct {
 	// shellChecked holds the step indexes whose run_command line passed
 	// G11: the DONE line of a step may repeat or omit the parameters.
 	shellChecked map[int64]bool
+	// counted holds the step indexes of the tool calls counted for
+	// progress.
+	counted map[int64]bool
+}
+
+// agyArg is a tool step's main argument for the progress line (the
+// parameters the published streams show).
+func agyArg(p gjson.Result) string {
+	for _, k := range []string{"AbsolutePath", "DirectoryPath", "Query", "Pattern", "CommandLine"} {
+		if v := p.Get(k); v.Type == gjson.String && v.String() != "" {
+			return v.String()
+		}
+	}
+	return ""
 }
 
 func (m *agyMonitor) Line(line []byte) Signal {
@@ -118,7 +132,24 @@ func (m *agyMonitor) step(st gjson.Result) Signal {
 	m.noteModel(st.Get("model"))
 	switch kind := st.Get("step_type").String(); {
 	case strings.EqualFold(kind, "tool"):
-		return Signal{Violation: m.tool(st)}
+		if v := m.tool(st); v != "" {
+			return Signal{Violation: v}
+		}
+		// Each call comes twice (ACTIVE, then DONE or ERROR): counted
+		// once, by its step index.
+		idx := st.Get("step_index").Int()
+		if m.counted[idx] {
+			return Signal{}
+		}
+		if m.counted == nil {
+			m.counted = map[int64]bool{}
+		}
+		m.counted[idx] = true
+		name := st.Get("tool_name").String()
+		if name == "" {
+			name = st.Get("tool_info.name").String()
+		}
+		return Signal{Calls: 1, Last: callLine(name, agyArg(st.Get("tool_info.parameters")))}
 	case strings.EqualFold(kind, "error_message"):
 		// The turn goes on after it (agy retries): a refusal phrase in
 		// its text ends the attempt at once (Signal.Retry).

@@ -115,6 +115,7 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 			}
 			m.errors = append(m.errors, e.String())
 		}
+		var act Signal
 		for _, c := range ev.Get("message.content").Array() {
 			if c.Get("type").String() != "tool_use" {
 				continue
@@ -124,11 +125,29 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 			if !slices.Contains(claudeTools, name) {
 				return Signal{Violation: fmt.Sprintf("claude used the tool %q, not one of %s (G10)", name, oneOf(claudeTools))}
 			}
+			act.Calls++
+			act.Last = callLine(name, claudeArg(c.Get("input")))
 		}
+		return act
 	case "result":
 		m.resultEvent(ev)
 	}
 	return Signal{}
+}
+
+// claudeArg is a tool_use input's main argument for the progress line: the
+// file Read reads, the pattern Grep and Glob search for (and where).
+func claudeArg(in gjson.Result) string {
+	arg := in.Get("file_path").String()
+	if p := in.Get("pattern").String(); p != "" {
+		arg = p
+		if dir := in.Get("path").String(); dir != "" {
+			arg += " in " + dir
+		}
+	} else if arg == "" {
+		arg = in.Get("path").String()
+	}
+	return arg
 }
 
 // retryMessage is an api_retry event as one line the refusal phrases of

@@ -104,6 +104,7 @@ type codexMonitor struct {
 	failed    string
 	lastError string // the last error event's message
 	usage     *envelope.Usage
+	calls     map[string]bool // command items counted for progress, by id
 }
 
 func (m *codexMonitor) Line(line []byte) Signal {
@@ -131,6 +132,18 @@ func (m *codexMonitor) Line(line []byte) Signal {
 		}
 		if ev.Get("type").String() == "item.completed" && kind == "agent_message" {
 			m.last = str(ev.Get("item.text").String())
+		}
+		if kind == "command_execution" {
+			// One call per item: counted when it starts, or when it
+			// completes without a started event.
+			id := ev.Get("item.id").String()
+			if m.calls == nil {
+				m.calls = map[string]bool{}
+			}
+			if t := ev.Get("type").String(); t != "item.updated" && (id == "" || !m.calls[id]) {
+				m.calls[id] = id != ""
+				return Signal{Calls: 1, Last: callLine("command", ev.Get("item.command").String())}
+			}
 		}
 	case "turn.completed":
 		m.completed = true

@@ -11,6 +11,7 @@ package preset
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
 )
@@ -80,6 +81,34 @@ type Signal struct {
 	// once and records the refusal: a quota refusal must not cost the
 	// time limit.
 	Retry string
+	// Calls is how many tool calls this line began (a claude message may
+	// hold several tool_use blocks, a codex command item or an agy tool
+	// step is one), and Last the last one as a short line ("Read
+	// /ws/head/app/main.go"): the runner counts them for the progress
+	// heartbeat (docs/review-round.md "Progress"). They never change a
+	// status.
+	Calls int
+	Last  string
+}
+
+// Activity is a Signal of only tool calls: Calls is 0 for nothing.
+func (s Signal) Activity() bool { return s.Calls > 0 }
+
+// callLine is one tool call as a progress line: the tool's name and its
+// main argument, on one line and at most 120 bytes of it.
+func callLine(name, arg string) string {
+	arg = strings.Join(strings.Fields(arg), " ")
+	if len(arg) > 120 {
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(arg[cut]) {
+			cut--
+		}
+		arg = arg[:cut] + "…"
+	}
+	if arg == "" {
+		return name
+	}
+	return name + " " + arg
 }
 
 // Monitor reads one attempt's stdout line by line while it runs.

@@ -320,7 +320,7 @@ func pump(r io.Reader, s *sink, mon preset.Monitor, stop func(preset.Signal) boo
 		if !watching {
 			return
 		}
-		if sig := mon.Line(l); (sig != preset.Signal{}) && stop(sig) {
+		if sig := mon.Line(l); (sig.Violation != "" || sig.Retry != "") && stop(sig) {
 			watching = false
 		}
 	}

@@ -104,7 +104,13 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 	models := []*string{r.Config.Model}
 	start := time.Now()
 	prog.Line("%s started (%s%s)", r.Config.Name, r.Config.Preset, modelNote(r.Config.Model))
-	stopTicker := prog.Ticker(r.Config.Name, start)
+	// The heartbeat counts the tool calls of the streams spar reads while
+	// the reviewer runs; command's stdout is its result, read at the end.
+	var act *Activity
+	if r.Config.Preset != "command" {
+		act = NewActivity(r.Workspace)
+	}
+	stopTicker := prog.Ticker(r.Config.Name, start, act)
 	defer stopTicker()
 	seenTools := map[string]bool{}
 	for i := 0; i < len(models); i++ {
@@ -114,7 +120,7 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 				os.Rename(filepath.Join(r.Dir, f), filepath.Join(r.Dir, fmt.Sprintf("attempt-%d.%s", i, f)))
 			}
 		}
-		a := attempt(r, p, models[i])
+		a := attempt(r, p, models[i], act)
 		run.Attempts = append(run.Attempts, a.rec)
 		if a.version != "" {
 			run.Version = a.version
@@ -178,7 +184,7 @@ type attemptResult struct {
 	sandbox  string // what confined its processes (docs/sandbox.md)
 }
 
-func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
+func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptResult {
 	started := time.Now()
 	// A limit past what a time.Duration holds (about 292 years) is no limit
 	// in practice: keep it from wrapping around to a past deadline.
@@ -202,15 +208,11 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	limitMsg := fmt.Sprintf("no result within the time limit of %d s", r.Config.TimeoutSeconds)
 
 	// G14: the executable.
-	name := p.Name()
 	var argv []string
 	if p.Name() == "command" {
 		argv = preset.Substitute(r.Config.Argv, r.Prompt, r.Workspace, r.SchemaPath)
-		name = argv[0]
-	} else if r.Config.Binary != nil && *r.Config.Binary != "" {
-		name = *r.Config.Binary
 	}
-	exe, status, reason := Resolve(name, r.PathEnv)
+	exe, status, reason := Resolve(executableName(r.Config, argv), r.PathEnv)
 	if status != "" {
 		return finish(status, reason)
 	}
@@ -286,7 +288,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	out := &sink{file: stdoutF, limit: OutputCap}
 	errs := &sink{file: stderrF, limit: OutputCap}
 	mon := p.NewMonitor()
-	res := runProcess(inv, box, r.Workspace, deadline, out, errs, mon)
+	res := runProcess(inv, box, r.Workspace, deadline, out, errs, counting{mon, act})
 	if res.sandbox != "" {
 		a.sandbox = res.sandbox
 	}
@@ -364,6 +366,19 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 		return finish(Failed, fmt.Sprintf("exited with status %d%s", *res.exitCode, reasonNote(why)))
 	}
 	return finish(Failed, oc.Problem)
+}
+
+// executableName is the name G14 resolves for a reviewer: argv[0] of a
+// command (argv after the placeholders' replacement), else binary when set
+// and not empty, else the preset's name.
+func executableName(c envelope.Reviewer, argv []string) string {
+	switch {
+	case c.Preset == "command" && len(argv) > 0:
+		return argv[0]
+	case c.Binary != nil && *c.Binary != "":
+		return *c.Binary
+	}
+	return c.Preset
 }
 
 func firstNonEmptyLine(s string) string {

@@ -244,23 +244,51 @@ func TestViolationAndCapStop(t *testing.T) {
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
 	p := &Progress{w: &b, terminal: true, Every: 40 * time.Millisecond}
-	stop := p.Ticker("codex", time.Now().Add(-250*time.Second))
+	act := NewActivity("/ws")
+	act.add(preset.Signal{Calls: 2, Last: "Read /ws/head/a.go"})
+	stop := p.Ticker("codex", time.Now().Add(-250*time.Second), act)
 	time.Sleep(130 * time.Millisecond)
 	stop()
 	p.mu.Lock()
 	got := b.String()
 	p.mu.Unlock()
+	// A terminal: the heartbeat as before, without the count.
 	if !strings.HasPrefix(got, "spar: codex running 4m10s\n") {
 		t.Errorf("%q", got)
 	}
-	// Not a terminal: no periodic line.
-	b.Reset()
-	q := &Progress{w: &b, terminal: false, Every: 10 * time.Millisecond}
-	stop = q.Ticker("codex", time.Now())
+	// Not a terminal (an agent's captured stderr): the count and the last
+	// call, relative to the workspace.
+	var c bytes.Buffer
+	q := &Progress{w: &c, terminal: false, Every: 10 * time.Millisecond}
+	stop = q.Ticker("codex", time.Now().Add(-150*time.Second), act)
+	time.Sleep(50 * time.Millisecond)
+	act.add(preset.Signal{Calls: 1, Last: "Grep token in /ws/head"})
 	time.Sleep(50 * time.Millisecond)
 	stop()
-	if b.Len() != 0 {
-		t.Errorf("%q", b.String())
+	q.mu.Lock()
+	got = c.String()
+	q.mu.Unlock()
+	if !strings.HasPrefix(got, "spar: codex running 2m30s, 2 tool calls, last: Read head/a.go\n") ||
+		!strings.Contains(got, "spar: codex running 2m30s, 3 tool calls, last: Grep token in head\n") {
+		t.Errorf("%q", got)
+	}
+	// A reviewer whose stream is not read (command): no count; before the
+	// first call: 0 tool calls.
+	if n := (*Activity)(nil).note(); n != "" {
+		t.Errorf("%q", n)
+	}
+	if n := NewActivity("").note(); n != ", 0 tool calls" {
+		t.Errorf("%q", n)
+	}
+	// Quiet: nothing, neither the state lines nor the heartbeat.
+	var d bytes.Buffer
+	quiet := &Progress{w: &d, quiet: true, Every: 10 * time.Millisecond}
+	quiet.Line("codex started")
+	stop = quiet.Ticker("codex", time.Now(), act)
+	time.Sleep(40 * time.Millisecond)
+	stop()
+	if d.Len() != 0 {
+		t.Errorf("quiet: %q", d.String())
 	}
 	for d, want := range map[time.Duration]string{12 * time.Second: "12s", 250 * time.Second: "4m10s", 3723 * time.Second: "1h02m03s"} {
 		if got := Elapsed(d); got != want {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
 )
@@ -22,8 +23,15 @@ type Decision struct {
 	// Cap is what round.json keeps as `cap`.
 	Cap envelope.Cap
 	// Completed maps a reviewer name to the name of the round of the same
-	// input where it completed: a rerun runs only the other reviewers.
+	// input where it completed with the same applied entry
+	// (config.ReviewerValue) and that --rerun does not name: a rerun runs
+	// only the other reviewers.
 	Completed map[string]string
+	// Again maps the name of a reviewer that completed in a round of the
+	// same input but runs again to why, for the progress line: "--rerun
+	// (it completed in round code-1)", "its configuration changed since
+	// round code-1 (argv)".
+	Again map[string]string
 	// Refusal is non-empty when a counted round would pass
 	// cap + sum(extensions of the stage): the message names the stage, the
 	// count, the limit and the `spar extend` command that would allow it.
@@ -128,9 +136,17 @@ func sameInput(rec *round.Record, stage, base, head, packetSHA256 string) bool {
 //     a number past the limit is refused with the spar extend command that
 //     would allow it.
 //
+// A reviewer counts as completed there only when its applied entry in that
+// round's record (config.reviewers) is the same as its entry in current,
+// this round's applied reviewers (config.ReviewerValue: command, argv,
+// preset, model, effort, …): a reviewer whose configuration was fixed
+// reviews the same input again. A name in rerun (spar run --rerun) runs
+// again whatever it completed; CheckRerun refused the names that are not
+// among current before anything was written.
+//
 // Rounds that stopped before recording never count and never serve as the
 // round a rerun repeats. An unreadable record is an error (G32).
-func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps envelope.Caps) (Decision, error) {
+func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps envelope.Caps, current []envelope.Reviewer, rerun []string) (Decision, error) {
 	key, err := CapKey(stage)
 	if err != nil {
 		return Decision{}, err
@@ -154,6 +170,7 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 	d := Decision{
 		Cap:       envelope.Cap{Stage: key, Limit: limit},
 		Completed: map[string]string{},
+		Again:     map[string]string{},
 	}
 	if dryRun {
 		return d, nil
@@ -172,19 +189,7 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 	}
 	if rerunOf != nil {
 		d.Cap.RerunOf = rerunOf
-		for _, r := range rounds {
-			if !r.Finished || r.Record.DryRun || !sameInput(r.Record, stage, base, head, packetSHA256) {
-				continue
-			}
-			for _, rv := range r.Record.Reviewers {
-				if rv.Status != envelope.StatusCompleted {
-					continue
-				}
-				if _, ok := d.Completed[rv.Name]; !ok {
-					d.Completed[rv.Name] = filepath.Base(r.Dir)
-				}
-			}
-		}
+		d.keep(rounds, stage, base, head, packetSHA256, current, rerun)
 		return d, nil
 	}
 	d.Cap.Counted = true
@@ -194,6 +199,80 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 			stage, d.Cap.Number, limit, capN, extended, ExtendCommand(seriesDir, stage))
 	}
 	return d, nil
+}
+
+// keep fills Completed and Again from the published rounds of the same
+// input, in order: the first round where a reviewer completed with its
+// current entry is the one it keeps.
+func (d *Decision) keep(rounds []Round, stage, base, head, packetSHA256 string, current []envelope.Reviewer, rerun []string) {
+	cur := map[string]envelope.Reviewer{}
+	for _, r := range current {
+		cur[r.Name] = r
+	}
+	forced := map[string]bool{}
+	for _, n := range rerun {
+		forced[n] = true
+	}
+	for _, r := range rounds {
+		if !r.Finished || r.Record.DryRun || !sameInput(r.Record, stage, base, head, packetSHA256) {
+			continue
+		}
+		name := filepath.Base(r.Dir)
+		entries := map[string]envelope.Reviewer{}
+		for _, e := range r.Record.Config.Reviewers {
+			entries[e.Name] = e
+		}
+		for _, rv := range r.Record.Reviewers {
+			c, ok := cur[rv.Name]
+			if rv.Status != "completed" || !ok {
+				continue
+			}
+			if _, done := d.Completed[rv.Name]; done {
+				continue
+			}
+			if forced[rv.Name] {
+				if _, ok := d.Again[rv.Name]; !ok {
+					d.Again[rv.Name] = fmt.Sprintf("--rerun (it completed in round %s)", name)
+				}
+				continue
+			}
+			e, ok := entries[rv.Name]
+			var changed []string
+			if !ok {
+				changed = []string{"no entry in its record"}
+			} else {
+				changed = config.ReviewerChanges(e, c)
+			}
+			if len(changed) > 0 {
+				if _, ok := d.Again[rv.Name]; !ok {
+					d.Again[rv.Name] = fmt.Sprintf("its configuration changed since round %s (%s)", name, strings.Join(changed, ", "))
+				}
+				continue
+			}
+			d.Completed[rv.Name] = name
+			delete(d.Again, rv.Name)
+		}
+	}
+}
+
+// CheckRerun returns an error for a --rerun name that is not one of the
+// round's applied reviewers (compared literally, as G20 compares names
+// outside the configuration): the refusal comes before anything is written.
+func CheckRerun(rerun []string, current []envelope.Reviewer) error {
+	var names []string
+	for _, r := range current {
+		names = append(names, r.Name)
+	}
+	for _, n := range rerun {
+		found := false
+		for _, c := range names {
+			found = found || c == n
+		}
+		if !found {
+			return fmt.Errorf("--rerun %q: not a reviewer of this round (its reviewers: %s)", n, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // ExtendCommand is the spar extend command that allows one more round of a

@@ -17,6 +17,23 @@ type fixture struct {
 	dry, counted, finished             bool
 	completed                          []string
 	failed                             []string
+	// argv is a reviewer's argv in the round's config.reviewers (default:
+	// its name); every reviewer of the round has an entry.
+	argv map[string]string
+}
+
+// entry is a command reviewer's applied entry with argv [a].
+func entry(name, a string) envelope.Reviewer {
+	return envelope.Reviewer{Name: name, Preset: "command", Isolation: "unverified", Argv: []string{a}, TimeoutSeconds: 60}
+}
+
+// entries are the applied entries of names, each with its name as argv.
+func entries(names ...string) []envelope.Reviewer {
+	var out []envelope.Reviewer
+	for _, n := range names {
+		out = append(out, entry(n, n))
+	}
+	return out
 }
 
 func writeRound(t *testing.T, series string, f fixture) {
@@ -32,6 +49,13 @@ func writeRound(t *testing.T, series string, f fixture) {
 	}
 	for _, n := range f.failed {
 		rec.Reviewers = append(rec.Reviewers, round.Reviewer{Name: n, Status: "timed_out"})
+	}
+	for _, rv := range rec.Reviewers {
+		a := rv.Name
+		if v, ok := f.argv[rv.Name]; ok {
+			a = v
+		}
+		rec.Config.Reviewers = append(rec.Config.Reviewers, entry(rv.Name, a))
 	}
 	if f.finished {
 		fb, _ := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: f.name, Findings: []envelope.Finding{}})
@@ -50,7 +74,7 @@ func writeRound(t *testing.T, series string, f fixture) {
 var caps = envelope.Caps{Plan: 1, PlanDelta: 1, Code: 2}
 
 func TestCaps_MissingSeriesHasNoRounds(t *testing.T) {
-	d, err := Decide(filepath.Join(t.TempDir(), "nope"), "code", "b", "h1", "p1", false, caps)
+	d, err := Decide(filepath.Join(t.TempDir(), "nope"), "code", "b", "h1", "p1", false, caps, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +90,7 @@ func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
 	writeRound(t, s, fixture{name: "stopped", stage: "code", head: "h3", packet: "p3", started: "2026-01-01T00:00:03Z", counted: true})
 	writeRound(t, s, fixture{name: "plan-1", stage: "plan", head: "h0", packet: "p0", started: "2026-01-01T00:00:00Z", counted: true, finished: true})
 	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h4", packet: "p4", started: "2026-01-01T00:00:04Z", counted: true, finished: true})
-	d, err := Decide(s, "code", "b", "h5", "p5", false, caps)
+	d, err := Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,23 +106,23 @@ func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
 	if err := atomic.AppendLine(filepath.Join(s, round.ExtensionFile), []byte(`{"stage":"plan","by":3,"at":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := Decide(s, "code", "b", "h5", "p5", false, caps); d.Refusal == "" {
+	if d, _ := Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil); d.Refusal == "" {
 		t.Fatal("plan extension allowed a code round")
 	}
 	if err := atomic.AppendLine(filepath.Join(s, round.ExtensionFile), []byte(`{"stage":"code","by":1,"cause":"churn","at":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err = Decide(s, "code", "b", "h5", "p5", false, caps)
+	d, err = Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil)
 	if err != nil || d.Refusal != "" || d.Cap.Limit != 3 || d.Cap.Number != 3 {
 		t.Fatalf("%+v %v", d, err)
 	}
 	// plan-delta is its own stage with key plan_delta.
-	d, _ = Decide(s, "plan-delta", "b", "h5", "p5", false, caps)
+	d, _ = Decide(s, "plan-delta", "b", "h5", "p5", false, caps, nil, nil)
 	if d.Cap.Stage != "plan_delta" || d.Cap.Number != 1 || d.Refusal != "" {
 		t.Fatalf("%+v", d)
 	}
 	// The plan extension counts for plan: round 2 of plan within 1+3.
-	d, _ = Decide(s, "plan", "b", "h5", "p5", false, caps)
+	d, _ = Decide(s, "plan", "b", "h5", "p5", false, caps, nil, nil)
 	if d.Refusal != "" || d.Cap.Number != 2 || d.Cap.Limit != 4 {
 		t.Fatalf("plan %+v", d)
 	}
@@ -110,7 +134,7 @@ func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
 func TestCaps_DryRunNeverCountedNorRefused(t *testing.T) {
 	s := t.TempDir()
 	writeRound(t, s, fixture{name: "plan-1", stage: "plan", head: "h0", packet: "p0", started: "1", counted: true, finished: true})
-	d, err := Decide(s, "plan", "b", "h1", "p1", true, caps)
+	d, err := Decide(s, "plan", "b", "h1", "p1", true, caps, nil, nil)
 	if err != nil || d.Cap.Counted || d.Cap.Number != 0 || d.Refusal != "" || d.Cap.RerunOf != nil {
 		t.Fatalf("%+v %v", d, err)
 	}
@@ -121,7 +145,7 @@ func TestCaps_RerunRunsOnlyUnfinishedReviewers(t *testing.T) {
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true, completed: []string{"claude"}, failed: []string{"codex", "agy"}})
 	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"codex"}, failed: []string{"agy"}})
 	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h2", packet: "p2", started: "3", counted: true, finished: true})
-	d, err := Decide(s, "code", "b", "h1", "p1", false, caps)
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, entries("claude", "codex", "agy"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,21 +156,76 @@ func TestCaps_RerunRunsOnlyUnfinishedReviewers(t *testing.T) {
 		t.Fatalf("completed %v", d.Completed)
 	}
 	// A changed packet (for example other standpoints) is a new input: counted, and here refused.
-	d, _ = Decide(s, "code", "b", "h1", "p1x", false, caps)
+	d, _ = Decide(s, "code", "b", "h1", "p1x", false, caps, nil, nil)
 	if !d.Cap.Counted || d.Refusal == "" {
 		t.Fatalf("%+v", d)
 	}
 	// A different base is a new input too.
-	d, _ = Decide(s, "code", "b2", "h1", "p1", false, caps)
+	d, _ = Decide(s, "code", "b2", "h1", "p1", false, caps, nil, nil)
 	if !d.Cap.Counted {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// A reviewer whose applied entry changed since the round where it completed
+// (its argv fixed) reviews the same input again; a round where it completed
+// with today's entry keeps it; --rerun runs a completed reviewer again. The
+// round stays a rerun, not counted, either way.
+func TestRerun_CompletedOnlyWithTheSameEntry(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true,
+		completed: []string{"vet", "example"}, argv: map[string]string{"vet": "old-vet"}})
+	cur := entries("vet", "example")
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, cur, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cap.Counted || d.Cap.RerunOf == nil || *d.Cap.RerunOf != "code-1" {
+		t.Fatalf("%+v", d.Cap)
+	}
+	if len(d.Completed) != 1 || d.Completed["example"] != "code-1" {
+		t.Fatalf("completed %v", d.Completed)
+	}
+	if d.Again["vet"] != "its configuration changed since round code-1 (argv)" || len(d.Again) != 1 {
+		t.Fatalf("again %v", d.Again)
+	}
+	// Any key of the entry counts: the model, the time limit.
+	m := "other-model"
+	for _, change := range []func(*envelope.Reviewer){
+		func(r *envelope.Reviewer) { r.Model = &m },
+		func(r *envelope.Reviewer) { r.TimeoutSeconds = 61 },
+		func(r *envelope.Reviewer) { r.Preset = "claude" },
+	} {
+		c := entries("vet", "example")
+		change(&c[1])
+		d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, c, nil)
+		if _, ok := d.Completed["example"]; ok || d.Again["example"] == "" {
+			t.Fatalf("a changed entry %+v kept the review: %v %v", c[1], d.Completed, d.Again)
+		}
+	}
+	// The rerun where vet completed with today's argv is the one it keeps.
+	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"vet"}})
+	d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, cur, nil)
+	if d.Completed["vet"] != "code-1b" || d.Completed["example"] != "code-1" || len(d.Again) != 0 {
+		t.Fatalf("completed %v again %v", d.Completed, d.Again)
+	}
+	// --rerun example: it runs again, vet keeps code-1b.
+	d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, cur, []string{"example"})
+	if d.Cap.Counted || len(d.Completed) != 1 || d.Completed["vet"] != "code-1b" || d.Again["example"] != "--rerun (it completed in round code-1)" {
+		t.Fatalf("%+v completed %v again %v", d.Cap, d.Completed, d.Again)
+	}
+	if err := CheckRerun([]string{"example", "vet"}, cur); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckRerun([]string{"Vet"}, cur); err == nil || err.Error() != `--rerun "Vet": not a reviewer of this round (its reviewers: vet, example)` {
+		t.Fatalf("%v", err)
 	}
 }
 
 func TestCaps_StoppedRoundIsNotRerunBase(t *testing.T) {
 	s := t.TempDir()
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, completed: []string{"claude"}})
-	d, err := Decide(s, "code", "b", "h1", "p1", false, caps)
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, nil, nil)
 	if err != nil || !d.Cap.Counted || d.Cap.Number != 1 || d.Cap.RerunOf != nil || len(d.Completed) != 0 {
 		t.Fatalf("%+v %v", d, err)
 	}
@@ -156,15 +235,15 @@ func TestG32_UnreadableRecordIsAnError(t *testing.T) {
 	s := t.TempDir()
 	os.MkdirAll(filepath.Join(s, "r1"), 0o755)
 	os.WriteFile(filepath.Join(s, "r1", round.RoundFile), []byte(`{"schema":"other/v9"}`), 0o644)
-	if _, err := Decide(s, "code", "b", "h", "p", false, caps); err == nil {
+	if _, err := Decide(s, "code", "b", "h", "p", false, caps, nil, nil); err == nil {
 		t.Fatal("no error for a foreign schema")
 	}
 	s2 := t.TempDir()
 	os.WriteFile(filepath.Join(s2, round.ExtensionFile), []byte("not json\n"), 0o644)
-	if _, err := Decide(s2, "code", "b", "h", "p", false, caps); err == nil {
+	if _, err := Decide(s2, "code", "b", "h", "p", false, caps, nil, nil); err == nil {
 		t.Fatal("no error for an unreadable extensions.jsonl")
 	}
-	if _, err := Decide(s2, "review", "b", "h", "p", false, caps); err == nil {
+	if _, err := Decide(s2, "review", "b", "h", "p", false, caps, nil, nil); err == nil {
 		t.Fatal("no error for an unknown stage")
 	}
 }

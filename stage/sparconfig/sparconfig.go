@@ -8,17 +8,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/runner"
 	"github.com/jaekit/spar/stage/cli"
 )
 
 const name = "spar-config"
 
-const usageText = `usage: spar-config [--repo DIR] [--reviewers LIST] [--model NAME=MODEL]... [--effort NAME=EFFORT]... [--record]
+const usageText = `usage: spar-config [--repo DIR] [--reviewers LIST] [--model NAME=MODEL]... [--effort NAME=EFFORT]... [--record | --check]
 
 Decides the configuration a review round applies and prints it on stdout:
 by default the pipeline envelope {"schema":"spar-pipe/v1","config":{...}}
@@ -36,6 +40,10 @@ Flags:
   --effort NAME=EFFORT the effort for a claude or codex reviewer NAME when the user
                        configuration does not write one; repeatable
   --record             print the bare applied configuration record
+  --check              print, for each applied reviewer, whether its executable
+                       resolves (G14), its path and version line (spar doctor);
+                       exit 65 with what to do when a required reviewer, or every
+                       reviewer, cannot start
   -h, --help           print this text and exit 0
 
 Environment (the user configuration source order; an empty variable is absent):
@@ -48,7 +56,8 @@ Environment (the user configuration source order; an empty variable is absent):
                        5. none of these: the default list claude, codex, agy
 
 Exit codes: 0 printed; 64 usage error; 65 configuration error or refusal
-(one stderr line, nothing on stdout); 70 internal error.
+(one stderr line, nothing on stdout; --check: a reviewer that cannot start,
+after the report); 70 internal error.
 
 Example:
   spar-config --repo . --reviewers claude,native --effort claude=medium --record
@@ -64,6 +73,7 @@ var grammar = cli.Grammar{
 		{Name: "model", Repeat: true},
 		{Name: "effort", Repeat: true},
 		{Name: "record", Bool: true, Repeat: true},
+		{Name: "check", Bool: true},
 	},
 	NoPositionals: true,
 	SingleDash:    true,
@@ -112,6 +122,10 @@ func run(args []string, stdout io.Writer) error {
 			}
 		}
 	}
+	_, check := a.Value("check")
+	if record && check {
+		return usageErr("--record and --check exclude each other")
+	}
 	o := config.Options{}
 	o.Repo, _ = a.Value("repo")
 	// --reviewers "" (native alone, G25) differs from no --reviewers.
@@ -136,6 +150,9 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if check {
+		return checkReviewers(c, stdout)
+	}
 	if record {
 		b, err := pipe.MarshalIndent(c)
 		if err != nil {
@@ -152,6 +169,29 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	return ioErr(env.Write(stdout))
+}
+
+// checkReviewers prints the setup check of spar config --check (docs/usage.md
+// "Setup check"): one line per reviewer, then ok, or the refusal saying what
+// to do.
+func checkReviewers(c *envelope.Config, stdout io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "reviewers from %s:\n", config.DescribeSource(c))
+	probes := runner.ProbeAll(c.Reviewers, os.Getenv("PATH"))
+	for _, p := range probes {
+		fmt.Fprintf(&b, "  %s\n", p.Line())
+	}
+	v := runner.Verdict(probes, config.EditFile(c.Source, os.Getenv))
+	if v == "" {
+		b.WriteString("ok: every required reviewer can start\n")
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return ioErr(err)
+	}
+	if v != "" {
+		return exitcode.New(exitcode.Config, "check: "+v)
+	}
+	return nil
 }
 
 func ioErr(err error) error {

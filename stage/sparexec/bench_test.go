@@ -61,7 +61,7 @@ func timeRound(b *testing.B, dir string, names []string) time.Duration {
 	null, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	defer null.Close()
 	start := time.Now()
-	if err := run(bytes.NewReader(env), null, null); err != nil {
+	if err := run(bytes.NewReader(env), null, null, options{}); err != nil {
 		b.Fatal(err)
 	}
 	return time.Since(start)

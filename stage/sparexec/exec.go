@@ -36,7 +36,13 @@ type input struct {
 	inputs map[string]envelope.Input
 }
 
-func run(stdin io.Reader, stdout, stderr io.Writer) error {
+// options are spar-exec's flags: --quiet, --rerun NAME.
+type options struct {
+	quiet bool
+	rerun []string
+}
+
+func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	env, err := pipe.Read("exec", stdin, envelopeSchema)
 	if err != nil {
 		return err
@@ -65,6 +71,10 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if !filepath.IsAbs(in.run.Out) || !filepath.IsAbs(in.run.Series) {
 		return exitcode.New(exitcode.Config, "stdin: /run: out and series must be absolute paths")
 	}
+	if err := series.CheckRerun(opts.rerun, in.cfg.Reviewers); err != nil {
+		return exitcode.New(exitcode.Config, "refused: "+err.Error())
+	}
+	prog := runner.NewProgress(stderr, opts.quiet)
 
 	// The workspace's place (docs/review-round.md "The workspace"): spar's cache folder, outside
 	// every Git repository, decided before anything is written. Pruning
@@ -86,7 +96,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 	// does not exist yet has no rounds: decide first, so that a refusal
 	// writes nothing, not even the series folder.
 	decide := func() (series.Decision, error) {
-		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps)
+		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps, in.cfg.Reviewers, opts.rerun)
 		if err != nil {
 			return d, exitcode.New(exitcode.Config, ""+err.Error())
 		}
@@ -112,6 +122,22 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 	dec, err := decide()
 	if err != nil {
 		return err
+	}
+
+	// G14 records a reviewer that cannot start as unavailable or failed,
+	// and the round is recorded all the same: when none of the reviewers
+	// to run can start, say so before anything runs (not progress: --quiet
+	// keeps it).
+	if !in.run.DryRun {
+		var toStart []envelope.Reviewer
+		for _, r := range in.cfg.Reviewers {
+			if _, ok := dec.Completed[r.Name]; !ok {
+				toStart = append(toStart, r)
+			}
+		}
+		if w := runner.NoneStarts(toStart, os.Getenv("PATH")); w != "" {
+			fmt.Fprintf(stderr, "spar-exec: warning: %s\n", w)
+		}
 	}
 
 	// Step 2: the round folder.
@@ -148,6 +174,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 		} else if earlier, ok := dec.Completed[r.Name]; ok {
 			runs[i].Status = runner.NotRun
 			runs[i].Reason = fmt.Sprintf("completed in round %s of the series (same input)", earlier)
+			prog.Line("%s not run: %s", r.Name, runs[i].Reason)
+		} else if why, ok := dec.Again[r.Name]; ok {
+			prog.Line("%s runs again: %s", r.Name, why)
 		}
 	}
 	if err := rd.writeRecord(runs); err != nil {
@@ -201,7 +230,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 				runner.StopAll()
 			}
 		}()
-		done := runner.RunAll(toRun, runner.NewProgress(stderr))
+		done := runner.RunAll(toRun, prog)
 		signal.Stop(sigs)
 		close(sigs)
 		<-handled

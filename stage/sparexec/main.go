@@ -24,13 +24,18 @@ import (
 
 const name = "spar-exec"
 
-const usage = `usage: spar-exec < envelope.json > envelope.json
+const usage = `usage: spar-exec [--quiet] [--rerun NAME]... < envelope.json > envelope.json
        spar-exec check-shell < lines.json
        spar-exec check-refusal < texts.json
 
 Reads a spar-pipe/v1 envelope with config, run and packet; creates the round
 folder (run.out), runs every reviewer at once and writes the envelope back
-with round and runs added. Progress lines go to stderr.
+with round and runs added. Progress lines go to stderr: one per reviewer
+state change and, while a reviewer runs, a heartbeat every 30 s
+(SPAR_HEARTBEAT=100ms, for tests, shortens it); --quiet prints none of them
+(never an error). --rerun NAME runs NAME again in a rerun of the same input
+even when it completed there (refused when NAME is not a reviewer of the
+round).
 
 check-shell and check-refusal print why an agy shell line (G11) or a
 reviewer's message (section 5) is refused.
@@ -49,14 +54,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if handled, code := inspect(args, stdin, stdout, stderr); handled {
 		return code
 	}
-	a, err := cli.Parse(args, cli.Grammar{NoPositionals: true})
+	a, err := cli.Parse(args, cli.Grammar{NoPositionals: true, Flags: []cli.Flag{{Name: "quiet", Bool: true}, {Name: "rerun", Repeat: true}}})
 	if a.Help {
 		fmt.Fprint(stdout, usage)
 		return exitcode.OK
 	}
 	var se *cli.SyntaxError
 	if errors.As(err, &se) {
-		return cli.Exit(stderr, name, exitcode.WithUsage(fmt.Sprintf("unexpected argument %q", se.Word), strings.TrimSuffix(usage, "\n")))
+		msg := fmt.Sprintf("unexpected argument %q", se.Word)
+		if se.Kind == cli.Missing {
+			msg = "--rerun needs a reviewer name"
+		}
+		return cli.Exit(stderr, name, exitcode.WithUsage(msg, strings.TrimSuffix(usage, "\n")))
 	}
-	return cli.Exit(stderr, name, run(stdin, stdout, stderr))
+	_, quiet := a.Value("quiet")
+	return cli.Exit(stderr, name, run(stdin, stdout, stderr, options{quiet: quiet, rerun: a.Values("rerun")}))
 }

@@ -30,13 +30,26 @@ if [ -z "${SPAR_DEMO_KEEP:-}" ]; then
 fi
 
 say() { printf '\n## %s\n\n' "$*"; }
+# shown ARG...: the command as a shell reads it, to copy and paste: a word
+# of only safe characters as it is, any other single-quoted (a ' inside
+# written '\'').
+shown() {
+	line=
+	for a in "$@"; do
+		case $a in
+		'' | *[!A-Za-z0-9_./:=,@%+-]*) a="'$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'" ;;
+		esac
+		line="$line${line:+ }$a"
+	done
+	printf '$ %s\n' "$line"
+}
 run() {
-	printf '$ %s\n' "$*"
+	shown "$@"
 	"$@"
 }
 # run_status: like run, but a non-zero exit is shown, not fatal.
 run_status() {
-	printf '$ %s\n' "$*"
+	shown "$@"
 	set +e
 	"$@"
 	rc=$?
@@ -92,18 +105,18 @@ run cat reviews/login-link/code-1/summary.md
 say "The gate blocks: each reason says what clears it"
 run_status spar gate reviews/login-link/code-1
 
-say "Fix the change: constant-time comparison, and a test that can fail"
+say "Fix the change: constant-time comparison, a check for it, and a test that can fail"
 cp -R "$here/fix/." "$repo/"
 run git commit -q -am 'compare tokens in constant time; the expiry test asserts'
 run git tag fix
 
 say "Triage: each defect is fixed by that commit, with the check that proves it"
 run spar triage reviews/login-link/code-1 rules-F1 --as fixed --commit fix \
-	--failed-before 'TestVerifyOnce passed while Verify compared the token with !=' \
-	--passed-after 'Verify uses subtle.ConstantTimeCompare; rules reviewer reports nothing in code-2'
+	--failed-before 'TestTokensComparedInConstantTime failed: app/auth.go:33: a token is compared with !=' \
+	--passed-after 'TestTokensComparedInConstantTime passes: Verify uses subtle.ConstantTimeCompare'
 run spar triage reviews/login-link/code-1 checks-F1 --as fixed --commit fix \
-	--failed-before 'TestLinkExpires passed with the expiry check removed' \
-	--passed-after 'TestLinkExpires fails when Verify accepts a 16-minute-old link'
+	--failed-before 'mutation check failed: TestLinkExpires passed with the expiry check removed from Verify' \
+	--passed-after 'mutation check passes: TestLinkExpires fails when Verify accepts a 16-minute-old link'
 
 say "Round 2: the fix is reviewed too (the gate checks the latest head)"
 run spar run --stage code --base base --head fix --criteria docs/criteria.md --out reviews/login-link/code-2
