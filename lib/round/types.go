@@ -140,7 +140,7 @@ type Reviewer struct {
 // none is (DESIGN.md §12).
 func (r *Record) NeedsWorkspace() bool {
 	for _, rv := range r.Reviewers {
-		if rv.Preset == "native" && rv.Status == envelope.StatusPending {
+		if rv.Preset == envelope.PresetNative && rv.Status == envelope.StatusPending {
 			return true
 		}
 	}

@@ -95,7 +95,7 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 		run.Status, run.Reason = Failed, err.Error()
 		return run
 	}
-	if r.Config.Preset == "native" {
+	if r.Config.Preset == envelope.PresetNative {
 		run.Status = Pending
 		run.Reason = "waiting for the host's subagent: spar record with --transcript or --result"
 		prog.Line("%s pending: %s", r.Config.Name, filepath.Join(r.Dir, "prompt.md"))
@@ -204,7 +204,7 @@ func attempt(r Reviewer, p preset.Preset, model *string) attemptResult {
 	// G14: the executable.
 	name := p.Name()
 	var argv []string
-	if p.Name() == "command" {
+	if p.Name() == envelope.PresetCommand {
 		argv = preset.Substitute(r.Config.Argv, r.Prompt, r.Workspace, r.SchemaPath)
 		name = argv[0]
 	} else if r.Config.Binary != nil && *r.Config.Binary != "" {
