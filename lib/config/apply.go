@@ -113,7 +113,7 @@ func userSource(getenv func(string) string, c *envelope.Config) ([]entry, int, e
 			return presetEntries(DefaultList), u.Timeout, nil
 		case len(u.Entries) == 0:
 			c.Source.Note = "empty reviewers list: native alone"
-			return presetEntries([]string{"native"}), u.Timeout, nil
+			return presetEntries([]string{envelope.PresetNative}), u.Timeout, nil
 		}
 		c.Source.Note = "reviewers from the file"
 		return u.Entries, u.Timeout, nil
@@ -137,7 +137,7 @@ func userSource(getenv func(string) string, c *envelope.Config) ([]entry, int, e
 				return presetEntries(DefaultList), 0, nil
 			case len(cr.Names) == 0:
 				c.Source.Note = "clean-review reviewers all empty: native alone"
-				return presetEntries([]string{"native"}), 0, nil
+				return presetEntries([]string{envelope.PresetNative}), 0, nil
 			}
 			c.Source.Note = "clean-review reviewers, each the preset of the same name"
 			return presetEntries(cr.Names), 0, nil
@@ -173,7 +173,7 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 	c.Override = &envelope.Override{Kind: "--reviewers", Names: names}
 	want := names
 	if len(want) == 0 {
-		want = []string{"native"}
+		want = []string{envelope.PresetNative}
 	}
 	seen := map[string]string{}
 	var run []entry
@@ -185,7 +185,7 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: duplicate reviewer name %q (same as %q ignoring case)", value, n, prev))
 		}
 		seen[strings.ToLower(n)] = n
-		if e, ok := findEntry(configured, n); ok && (len(names) > 0 || e.Preset.Name == "native") {
+		if e, ok := findEntry(configured, n); ok && (len(names) > 0 || e.Preset.Name == envelope.PresetNative) {
 			// "Native alone" for an empty --reviewers is the native preset: a
 			// configured entry named native of another preset is not it.
 			run = append(run, e)

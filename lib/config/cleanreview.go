@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
 )
 
 // cleanReview is the reviewers list of clean-review's config.json (G18).
@@ -16,7 +18,7 @@ type cleanReview struct {
 
 // cleanReviewPresets are the names clean-review knows; each is the preset of
 // the same name (docs/pipeline.md "User source").
-var cleanReviewPresets = []string{"claude", "codex", "agy", "native"}
+var cleanReviewPresets = []string{envelope.PresetClaude, envelope.PresetCodex, envelope.PresetAgy, envelope.PresetNative}
 
 // parseCleanReview checks G18: a JSON object; reviewers, when present, an
 // array of strings, each trimmed, empty ones skipped, each one of claude,

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/jaekit/spar/lib/envelope"
+
 // Preset is one row of the preset table of docs/pipeline.md "The applied reviewers", plus the keys
 // the preset uses (G21).
 type Preset struct {
@@ -15,12 +17,12 @@ type Preset struct {
 
 // Presets in the contract's order.
 var Presets = []Preset{
-	{Name: "claude", Isolation: "verified", Required: true, Model: "opus", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
-	{Name: "codex", Isolation: "verified", Required: true, Model: "gpt-6-astra", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
+	{Name: envelope.PresetClaude, Isolation: "verified", Required: true, Model: "opus", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
+	{Name: envelope.PresetCodex, Isolation: "verified", Required: true, Model: "gpt-6-astra", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
 	// agy does not use effort.
-	{Name: "agy", Isolation: "verified", Required: true, Model: "gemini-4-argon-high", FallbackModel: "gemini-3.8-flash-high", UsesBinary: true, UsesModel: true},
-	{Name: "native", Isolation: "host", Required: true},
-	{Name: "command", Isolation: "unverified", Required: false, UsesArgv: true},
+	{Name: envelope.PresetAgy, Isolation: "verified", Required: true, Model: "gemini-4-argon-high", FallbackModel: "gemini-3.8-flash-high", UsesBinary: true, UsesModel: true},
+	{Name: envelope.PresetNative, Isolation: "host", Required: true},
+	{Name: envelope.PresetCommand, Isolation: "unverified", Required: false, UsesArgv: true},
 }
 
 // LookupPreset returns the preset named name (literal comparison).
@@ -34,7 +36,7 @@ func LookupPreset(name string) (Preset, bool) {
 }
 
 // DefaultList is the reviewer list when no source names one (docs/pipeline.md "User source").
-var DefaultList = []string{"claude", "codex", "agy"}
+var DefaultList = []string{envelope.PresetClaude, envelope.PresetCodex, envelope.PresetAgy}
 
 // DefaultTimeoutSeconds is spar's time limit for a reviewer when no file
 // sets timeout_seconds (the contract gives none; docs/pipeline.md §3).

@@ -230,6 +230,16 @@ type Cap struct {
 // ---------------------------------------------------------------- runs
 // Owner: spar-exec (and spar-record's loader for `spar record`).
 
+// The preset names of a reviewer (docs/pipeline.md §3; round.json
+// reviewers[].preset): lib/preset implements each, lib/config lists them.
+const (
+	PresetClaude  = "claude"
+	PresetCodex   = "codex"
+	PresetAgy     = "agy"
+	PresetNative  = "native"
+	PresetCommand = "command"
+)
+
 // The statuses of a reviewer's run (docs/review-round.md §4): lib/runner ends a run
 // with one, lib/resultcheck decides the final one from the result. Both
 // name these.

@@ -84,7 +84,7 @@ func oneLine(s string) string {
 // transcript that does not show prompt.md read has prompt_not_read). A
 // result file is whatever the driver wrote. why says what is missing.
 func countsAsReview(rv round.Reviewer) (ok bool, why string) {
-	if rv.Preset != "native" {
+	if rv.Preset != envelope.PresetNative {
 		return true, ""
 	}
 	switch rv.RecordedFrom {

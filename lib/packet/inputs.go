@@ -58,9 +58,9 @@ func Inputs(run *envelope.Run, reviewers []envelope.Reviewer, md string) []envel
 			own = "\n" + spText
 		}
 		switch r.Preset {
-		case "claude", "codex":
+		case envelope.PresetClaude, envelope.PresetCodex:
 			in.Text = Instruction + own + "\n" + md
-		case "agy":
+		case envelope.PresetAgy:
 			inline := AgyNote + "\n" + Instruction + own + "\n" + md
 			if len(inline) > AgyArgLimit {
 				rel := r.Name + "/" + AgyPacketFile
@@ -71,7 +71,7 @@ func Inputs(run *envelope.Run, reviewers []envelope.Reviewer, md string) []envel
 			} else {
 				in.Text = inline
 			}
-		case "native":
+		case envelope.PresetNative:
 			in.Text = NativePrompt(run) + own
 			in.Files = append(in.Files, envelope.NamedText{Name: PromptFile, Text: in.Text})
 		default: // command: the prompt file is the packet, or input.md in a standpoint round

@@ -54,7 +54,7 @@ const agyShell = "run_command"
 // parses it as one: "605s", "15m", "1h"), in seconds.
 const maxPrintTimeout = 9223372036
 
-func (agy) Name() string          { return "agy" }
+func (agy) Name() string          { return envelope.PresetAgy }
 func (agy) Isolation() string     { return "verified" }
 func (agy) VersionArgs() []string { return []string{"--version"} }
 

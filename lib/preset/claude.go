@@ -47,7 +47,7 @@ var claudeIsolation = []string{
 	"--no-session-persistence",
 }
 
-func (claude) Name() string          { return "claude" }
+func (claude) Name() string          { return envelope.PresetClaude }
 func (claude) Isolation() string     { return "verified" }
 func (claude) VersionArgs() []string { return []string{"--version"} }
 

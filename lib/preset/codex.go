@@ -58,7 +58,7 @@ var codexFlags = []string{
 	"--disable", "unbounded_connection_retries",
 }
 
-func (codex) Name() string          { return "codex" }
+func (codex) Name() string          { return envelope.PresetCodex }
 func (codex) Isolation() string     { return "verified" }
 func (codex) VersionArgs() []string { return []string{"--version"} }
 

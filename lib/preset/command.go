@@ -1,6 +1,10 @@
 package preset
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
 
 // command: the configured argv with {prompt}, {workspace} and {schema}
 // replaced anywhere inside an argument, any other {…} left as is (G21);
@@ -9,7 +13,7 @@ import "strings"
 // an arbitrary program need not understand --version.
 type command struct{}
 
-func (command) Name() string          { return "command" }
+func (command) Name() string          { return envelope.PresetCommand }
 func (command) Isolation() string     { return "unverified" }
 func (command) VersionArgs() []string { return nil }
 

@@ -148,15 +148,15 @@ type Preset interface {
 // Get returns the preset of a name (G21's five).
 func Get(name string) (Preset, error) {
 	switch name {
-	case "claude":
+	case envelope.PresetClaude:
 		return claude{}, nil
-	case "codex":
+	case envelope.PresetCodex:
 		return codex{}, nil
-	case "agy":
+	case envelope.PresetAgy:
 		return agy{}, nil
-	case "native":
+	case envelope.PresetNative:
 		return native{}, nil
-	case "command":
+	case envelope.PresetCommand:
 		return command{}, nil
 	}
 	return nil, fmt.Errorf("unknown preset %q", name)

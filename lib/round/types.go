@@ -140,7 +140,7 @@ type Reviewer struct {
 // none is (docs/review-round.md "The workspace").
 func (r *Record) NeedsWorkspace() bool {
 	for _, rv := range r.Reviewers {
-		if rv.Preset == "native" && rv.Status == envelope.StatusPending {
+		if rv.Preset == envelope.PresetNative && rv.Status == envelope.StatusPending {
 			return true
 		}
 	}

@@ -95,7 +95,7 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 		run.Status, run.Reason = Failed, err.Error()
 		return run
 	}
-	if r.Config.Preset == "native" {
+	if r.Config.Preset == envelope.PresetNative {
 		run.Status = Pending
 		run.Reason = "waiting for the host's subagent: spar record with --transcript or --result"
 		prog.Line("%s pending: %s", r.Config.Name, filepath.Join(r.Dir, "prompt.md"))
@@ -209,7 +209,7 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 
 	// G14: the executable.
 	var argv []string
-	if p.Name() == "command" {
+	if p.Name() == envelope.PresetCommand {
 		argv = preset.Substitute(r.Config.Argv, r.Prompt, r.Workspace, r.SchemaPath)
 	}
 	exe, status, reason := Resolve(executableName(r.Config, argv), r.PathEnv)

@@ -22,6 +22,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/jaekit/spar/lib/envelope"
 )
 
 // EnvVar turns the sandbox off for debugging (value "off") or keeps only its
@@ -89,11 +91,11 @@ var systemWrite = []string{"/dev/shm"}
 // Missing folders are created (0700) before the reviewer starts, since it
 // could not create them itself.
 func StateFolders(preset, home string, getenv func(string) string) (dirs, files []string) {
-	if home == "" && preset != "codex" {
+	if home == "" && preset != envelope.PresetCodex {
 		return nil, nil
 	}
 	switch preset {
-	case "claude":
+	case envelope.PresetClaude:
 		// claude keeps ~/.claude.json beside ~/.claude, or both in
 		// $CLAUDE_CONFIG_DIR.
 		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
@@ -101,7 +103,7 @@ func StateFolders(preset, home string, getenv func(string) string) (dirs, files 
 		}
 		return []string{filepath.Join(home, ".claude")},
 			[]string{filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude.json.backup")}
-	case "codex":
+	case envelope.PresetCodex:
 		// Under Landlock codex runs with --sandbox danger-full-access: no
 		// bubblewrap of its own, so no /tmp/codex-daemon-<uid> either.
 		if d := getenv("CODEX_HOME"); d != "" {
@@ -111,7 +113,7 @@ func StateFolders(preset, home string, getenv func(string) string) (dirs, files 
 			return nil, nil
 		}
 		return []string{filepath.Join(home, ".codex")}, nil
-	case "agy":
+	case envelope.PresetAgy:
 		return []string{filepath.Join(home, ".gemini")}, nil
 	}
 	return nil, nil
