@@ -19,6 +19,7 @@ import (
 
 const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE]
        spar-gate cap-report SERIES [--format md|json]
+       spar-gate status [SERIES|ROUND]... [--format text|json]
 
 gate        read the round folders in the given order and decide: prints the
             review-gate/v1 record; exit 0 passed, 1 blocked (each reason on
@@ -35,6 +36,12 @@ cap-report  per stage the cap, extensions (cause, reason), rounds counted and
             left, reruns, the tokens and cost the reviewers stated, and the
             growth of the code rounds (G34)
   --format md|json   Markdown (default) or JSON
+status      per series: the latest round, its head against the repository's
+            HEAD, each finding open or closed (the gate's decision) and why,
+            required reviewers, caps used, and the one command that moves
+            it on (docs/status.md); default: every series under reviews/ of
+            the current repository
+  --format text|json text (default) or the spar-status/v1 object
 
 Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing --out.
@@ -43,6 +50,7 @@ Examples:
   spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login/gate.json
   spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
   spar-gate cap-report reviews/login --format json
+  spar-gate status reviews/login
 `
 
 func main() {
@@ -111,7 +119,7 @@ func parse(args []string, allowed ...string) ([]string, map[string]string, error
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return usageErr("a command is needed: gate or cap-report")
+		return usageErr("a command is needed: gate, cap-report or status")
 	}
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Printf("spar %s\n", version.String())
@@ -126,8 +134,10 @@ func run(args []string) error {
 		return runGate(args[1:])
 	case "cap-report":
 		return runCapReport(args[1:])
+	case "status":
+		return runStatus(args[1:])
 	}
-	return usageErr("unknown command %q (gate or cap-report)", args[0])
+	return usageErr("unknown command %q (gate, cap-report or status)", args[0])
 }
 
 func runGate(args []string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/summary"
@@ -227,8 +228,15 @@ func rewriteSummary(dir string, rec *round.Record, fs *round.Findings) error {
 	if err != nil {
 		return refuse("spar-record: triage: %v", err)
 	}
+	// The verdict line's open and closed counts are the gate's decision
+	// with the line just appended (docs/review-round.md §6); when the gate
+	// cannot judge the round the line claims neither.
+	var tally *summary.Tally
+	if t, err := gate.RoundVerdict(dir, nil); err == nil {
+		tally = &t
+	}
 	path := filepath.Join(dir, round.SummaryFile)
-	if err := atomic.WriteFile(path, summary.Render(rec, fs.Findings, ledger), 0o644); err != nil {
+	if err := atomic.WriteFile(path, summary.Render(rec, fs.Findings, ledger, tally), 0o644); err != nil {
 		return exitcode.New(exitcode.IO, fmt.Sprintf("spar-record: triage: %s: %v", path, err))
 	}
 	return nil

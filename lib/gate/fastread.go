@@ -279,6 +279,10 @@ func readLedger(dir string) ([]round.LedgerEntry, error) {
 // fullRecord reads round.json whole (round.ReadRecord) for the rounds whose
 // reviewers, documents and run arguments the gate uses.
 func fullRecord(r *roundData) bool {
+	if r.pending {
+		// A round being recorded: its record is the one in memory.
+		return true
+	}
 	rec, err := round.ReadRecord(r.abs)
 	if err != nil {
 		r.state, r.err = unreadable, pathFree(err)

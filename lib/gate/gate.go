@@ -100,6 +100,20 @@ type gate struct {
 	states map[*roundData]map[string]sarif.State
 	// configs is the gate's own configuration per repository (trust.go).
 	configs map[string]configResult
+	// open is why each open finding of a listed, published round is open
+	// (findings.go); a finding not in it is closed.
+	open map[*roundData]map[string]openFinding
+	// pending replaces the round folder of the same absolute path when the
+	// series is read: a round spar-record is recording, not yet published
+	// (RoundVerdict).
+	pending *roundData
+}
+
+// openFinding is why the gate counts one finding open and the triage that
+// closes it.
+type openFinding struct {
+	why  string
+	hint string
 }
 
 // reason adds one blocked reason. It is one line: a control character that
@@ -142,6 +156,13 @@ func (g *gate) collect() {
 			abs = append(abs, l.abs)
 		}
 		rounds, extra := readSeries(s.abs, abs)
+		if p := g.pending; p != nil && filepath.Dir(p.abs) == s.abs {
+			for i, r := range rounds {
+				if r.abs == p.abs {
+					rounds[i] = p
+				}
+			}
+		}
 		s.rounds = rounds
 		s.byName = map[string]*roundData{}
 		s.index = map[*roundData]int{}

@@ -42,6 +42,9 @@ type roundData struct {
 	// byID indexes finds; last is the deciding ledger line per finding.
 	byID map[string]*finding
 	last map[string]*round.LedgerEntry
+	// pending: a round spar-record is recording, read from memory
+	// (RoundVerdict), never from its folder.
+	pending bool
 }
 
 // dryRun: a round.json that says dry run but does not read as one (G32) is

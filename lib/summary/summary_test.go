@@ -21,14 +21,14 @@ func rec() *round.Record {
 
 func TestVerdictLine(t *testing.T) {
 	fs := []envelope.Finding{{Class: "defect"}, {Class: "note"}, {Class: "hardening"}, {Class: "hardening"}}
-	got := VerdictLine(rec(), fs)
+	got := VerdictLine(rec(), fs, nil)
 	want := "Verdict: 1 defect, 0 requirement-questions, 2 hardening, 1 note; completed: claude, codex (in code-1) (2 of 3 reviewers)"
 	if got != want {
 		t.Fatalf("\n got %q\nwant %q", got, want)
 	}
 	r := rec()
 	r.DryRun = true
-	if got := VerdictLine(r, nil); !strings.HasPrefix(got, "Dry run: no reviewer ran (3 reviewers not run)") {
+	if got := VerdictLine(r, nil, nil); !strings.HasPrefix(got, "Dry run: no reviewer ran (3 reviewers not run)") {
 		t.Fatal(got)
 	}
 }
@@ -38,7 +38,7 @@ func TestVerdictLine(t *testing.T) {
 // standpoint and report and the uncovered ones.
 func TestStandpointsOnlyWhenGiven(t *testing.T) {
 	r := rec()
-	out := string(Render(r, nil, nil))
+	out := string(Render(r, nil, nil, nil))
 	if strings.Contains(strings.ToLower(out), "standpoint") {
 		t.Fatalf("standpoint text without standpoints:\n%s", out)
 	}
@@ -49,7 +49,7 @@ func TestStandpointsOnlyWhenGiven(t *testing.T) {
 	r.Standpoints = []envelope.Standpoint{{Reviewer: "agy", Text: text}}
 	r.StandpointsUncovered = []string{"agy"}
 	r.Reviewers[2].Standpoint = &text
-	out = string(Render(r, nil, nil))
+	out = string(Render(r, nil, nil, nil))
 	for _, want := range []string{"- standpoint: attack the cache\n", "## Uncovered standpoints\n\n- agy: attack the cache\n", "- standpoint: none (reviews the whole change)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
@@ -63,7 +63,7 @@ func TestFindingsTable(t *testing.T) {
 		{ID: "claude-F2", Class: "defect", Location: "a.go:1", Claim: "d", SmallestFix: "fix\nit"},
 	}
 	l := []round.LedgerEntry{{Finding: "claude-F2", Disposition: "deferred", Auto: true}, {Finding: "claude-F2", Disposition: "fixed"}}
-	out := string(Render(rec(), fs, l))
+	out := string(Render(rec(), fs, l, nil))
 	for _, want := range []string{
 		`| claude-F1 | hardening | x\|y z (unreadable location) | c | - |`,
 		"| claude-F2 | defect | a.go:1 | d | fixed |",
