@@ -283,7 +283,9 @@ func seriesStatus(series string) SeriesStatus {
 		for k, i := range grp {
 			m := all[i]
 			c.Findings = append(c.Findings, m.r.name+"/"+m.f.ID)
-			if k == 0 || !out.Findings[i].Open {
+			if e := m.r.last[m.f.ID]; k == 0 || !out.Findings[i].Open || (e != nil && e.Disposition == "duplicate") {
+				// The first stays; a closed one or one already triaged as
+				// a duplicate needs no suggestion.
 				continue
 			}
 			of := first.r.name + "/" + first.f.ID
@@ -434,7 +436,7 @@ func (st *Status) Text() string {
 			} else if f.Open {
 				state = "open, does not block"
 			}
-			w("    %s/%s %s: %s", f.Round, f.ID, f.Class, state)
+			w("    %s/%s %s at %s: %s", f.Round, f.ID, f.Class, oneLine(f.Location), state)
 			switch {
 			case f.Open:
 				w(" (%s)", oneLine(f.Why))
