@@ -382,7 +382,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitWith(stderr, refused("round %q: %v", args[0], err))
 	}
-	// Decided now, by the gate's rule (docs/review-round.md §6): summary.md
+	// Decided now, by the gate's rule (docs/review-round.md §9): summary.md
 	// holds the line as it was when spar-record last wrote it.
 	fmt.Fprintf(stdout, "round: %s\n%s\n", dir, summary.VerdictLine(rec, f.Findings, verdictTally(dir, nil)))
 	return exitcode.OK

@@ -335,7 +335,7 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	}
 
 	// The verdict line's open and closed counts are the gate's decision
-	// now (docs/review-round.md §6), with this round's records as staged.
+	// now (docs/review-round.md §9), with this round's records as staged.
 	tally := verdictTally(dir, &gate.Pending{Record: rec, Findings: findings, Ledger: ledger})
 	staged = append(staged, round.Staged{Name: round.SummaryFile, Data: summary.Render(rec, findings, ledger, tally)})
 	written = append(written, round.LedgerFile, round.SummaryFile)

@@ -1,5 +1,5 @@
 // Package corroboration finds the findings that several reviewers report at
-// the same place (docs/review-round.md §6 "Corroborated"): the same class,
+// the same place (docs/review-round.md §9 "Corroborated"): the same class,
 // the same path and overlapping lines. summary.md shows them together and
 // spar status suggests the duplicate triage for all but the first; every
 // finding stays a finding of its own (nothing is merged or dropped).

@@ -229,7 +229,7 @@ func rewriteSummary(dir string, rec *round.Record, fs *round.Findings) error {
 		return refuse("spar-record: triage: %v", err)
 	}
 	// The verdict line's open and closed counts are the gate's decision
-	// with the line just appended (docs/review-round.md §6); when the gate
+	// with the line just appended (docs/review-round.md §9); when the gate
 	// cannot judge the round the line claims neither.
 	var tally *summary.Tally
 	if t, err := gate.RoundVerdict(dir, nil); err == nil {

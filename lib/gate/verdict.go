@@ -20,7 +20,7 @@ type Pending struct {
 }
 
 // RoundVerdict is the verdict line's tally of the round folder dir
-// (docs/review-round.md §6): each class of its findings open and closed as
+// (docs/review-round.md §9): each class of its findings open and closed as
 // the gate decides them now (DESIGN.md §8, against the repository's HEAD),
 // and the open defects and requirement-questions of the series' other
 // rounds, so that a rerun does not read as clean while its series blocks.

@@ -35,7 +35,7 @@ type RoundOpen struct {
 // VerdictLine is the first line a person reads, and the line `spar run`
 // prints last: the findings per class (with t, how many are open and
 // closed, and the open findings of the series' other rounds) and which
-// reviewers completed (docs/review-round.md §6). t nil is the line of a
+// reviewers completed (docs/review-round.md §9). t nil is the line of a
 // reader that cannot ask the gate: the counts only.
 func VerdictLine(rec *round.Record, findings []envelope.Finding, t *Tally) string {
 	if rec.DryRun {
