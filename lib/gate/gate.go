@@ -112,8 +112,9 @@ type gate struct {
 // openFinding is why the gate counts one finding open and the triage that
 // closes it.
 type openFinding struct {
-	why  string
-	hint string
+	why    string
+	hint   string
+	blocks bool
 }
 
 // reason adds one blocked reason. It is one line: a control character that

@@ -261,7 +261,7 @@ func seriesStatus(series string) SeriesStatus {
 			sf := StatusFinding{Round: r.name, ID: f.ID, Reviewer: f.Reviewer, Class: f.Class, ClassReason: f.ClassReason,
 				Location: f.Location, Claim: f.Claim}
 			if o, isOpen := g.open[r][f.ID]; isOpen {
-				sf.Open, sf.Blocks, sf.Why, sf.Clear = true, blocks(f.Class), o.why, o.hint
+				sf.Open, sf.Blocks, sf.Why, sf.Clear = true, o.blocks, o.why, o.hint
 			}
 			if e := r.last[f.ID]; e != nil {
 				sf.Disposition = summary.DispositionText(*e)

@@ -22,8 +22,7 @@ type Pending struct {
 // RoundVerdict is the verdict line's tally of the round folder dir
 // (docs/review-round.md §9): each class of its findings open and closed as
 // the gate decides them now (DESIGN.md §8, against the repository's HEAD),
-// and the open defects and requirement-questions of the series' other
-// rounds, so that a rerun does not read as clean while its series blocks.
+// and the open findings that block of the series' other rounds, so that a rerun does not read as clean while its series blocks.
 // With pending, dir is a round being recorded and pending is its records.
 //
 // The gate owns what closes a finding: this runs its own judgement over
@@ -43,6 +42,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 	var self *roundData
 	for _, s := range g.series {
 		g.findings(s)
+		g.agentInputs(s)
 		for _, l := range s.listed {
 			if l.abs == abs && l.data != nil {
 				self = l.data
@@ -65,7 +65,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 			}
 			open := 0
 			for _, f := range r.finds {
-				_, isOpen := g.open[r][f.ID]
+				o, isOpen := g.open[r][f.ID]
 				if r == self {
 					if isOpen {
 						t.Open.Add(f.Class)
@@ -74,7 +74,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 					}
 					continue
 				}
-				if isOpen && blocks(f.Class) {
+				if isOpen && o.blocks {
 					open++
 				}
 			}
@@ -85,9 +85,6 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 	}
 	return t, nil
 }
-
-// blocks: the classes an open finding of blocks the gate (DESIGN.md §8).
-func blocks(class string) bool { return class == "defect" || class == "requirement-question" }
 
 // seriesRounds is every round folder of the series G29 asks the gate to
 // list, in series order: each round that is not a dry run and did not stop
