@@ -5,6 +5,8 @@
 // finding stays a finding of its own (nothing is merged or dropped).
 package corroboration
 
+import "sort"
+
 // Place is where one finding is, as findings.json records it.
 type Place struct {
 	Reviewer string
@@ -25,20 +27,6 @@ func (p Place) span() (lo, hi int, ok bool) {
 		hi = *p.End
 	}
 	return lo, hi, true
-}
-
-// same reports two places as one: same class and path, and both name lines
-// that overlap, or both name none (the same file).
-func same(a, b Place) bool {
-	if a.Path == "" || a.Path != b.Path || a.Class != b.Class {
-		return false
-	}
-	alo, ahi, aok := a.span()
-	blo, bhi, bok := b.span()
-	if aok != bok {
-		return false
-	}
-	return !aok || (alo <= bhi && blo <= ahi)
 }
 
 // Groups returns the groups of places that are the same place (linked by
@@ -70,20 +58,46 @@ func Groups(places []Place) [][]int {
 			buckets[k] = append(buckets[k], i)
 		}
 	}
+	union := func(a, b int) {
+		a, b = find(a), find(b)
+		if a == b {
+			return
+		}
+		if a < b {
+			parent[b] = a
+		} else {
+			parent[a] = b
+		}
+	}
 	for _, idx := range buckets {
-		for x := 0; x < len(idx); x++ {
-			for y := x + 1; y < len(idx); y++ {
-				if same(places[idx[x]], places[idx[y]]) {
-					a, b := find(idx[x]), find(idx[y])
-					if a != b {
-						if a < b {
-							parent[b] = a
-						} else {
-							parent[a] = b
-						}
-					}
-				}
+		// Whole-file places are one place; ranges are joined by a sweep in
+		// order of their first line (overlap chains are one group), so a
+		// series of thousands of findings costs n log n, not n².
+		var whole, ranged []int
+		for _, i := range idx {
+			if _, _, ok := places[i].span(); ok {
+				ranged = append(ranged, i)
+			} else {
+				whole = append(whole, i)
 			}
+		}
+		for _, i := range whole[min(1, len(whole)):] {
+			union(whole[0], i)
+		}
+		sort.SliceStable(ranged, func(x, y int) bool {
+			a, _, _ := places[ranged[x]].span()
+			b, _, _ := places[ranged[y]].span()
+			return a < b
+		})
+		reach, head := 0, -1
+		for _, i := range ranged {
+			lo, hi, _ := places[i].span()
+			if head >= 0 && lo <= reach {
+				union(head, i)
+				reach = max(reach, hi)
+				continue
+			}
+			head, reach = i, hi
 		}
 	}
 	members := map[int][]int{}

@@ -241,3 +241,36 @@ func TestFirstClear(t *testing.T) {
 		t.Error("no reasons")
 	}
 }
+
+// spar status of a series of 100 rounds of 50 findings (the gate's
+// benchmark series): one gate run, the findings read whole, cap-report.
+func BenchmarkStatus100(b *testing.B) {
+	dirs := benchSeries(b, 100)
+	env := benchEnv(b)
+	b.Setenv("SPAR_CONFIG", env("SPAR_CONFIG"))
+	series := filepath.Dir(dirs[0])
+	b.ResetTimer()
+	c0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		st, err := StatusOf([]string{series})
+		if err != nil || len(st.Series[0].Findings) != 5000 {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// The verdict line of the last round of that series.
+func BenchmarkRoundVerdict100(b *testing.B) {
+	dirs := benchSeries(b, 100)
+	env := benchEnv(b)
+	b.Setenv("SPAR_CONFIG", env("SPAR_CONFIG"))
+	b.ResetTimer()
+	c0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if _, err := RoundVerdict(dirs[len(dirs)-1], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+}
