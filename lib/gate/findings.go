@@ -216,7 +216,10 @@ func (g *gate) findings(s *seriesData) {
 			}
 			continue
 		}
-		hint := triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
+		hint := ""
+		if !g.tallyOnly {
+			hint = triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
+		}
 		if !v.closed {
 			c.Open++
 			g.judge(r, f.ID, v.why, hint, true)
@@ -257,6 +260,10 @@ func (g *gate) findings(s *seriesData) {
 // note, which never blocks unless inputs.go judges it as its committed
 // class), for spar status and the verdict line (status.go, verdict.go).
 func (g *gate) judge(r *roundData, id, why, hint string, blocks bool) {
+	if g.tallyOnly {
+		// The verdict line counts; no words for a round of 60,000 findings.
+		why = ""
+	}
 	if g.open == nil {
 		g.open = map[*roundData]map[string]openFinding{}
 	}
@@ -272,6 +279,9 @@ func (g *gate) judge(r *roundData, id, why, hint string, blocks bool) {
 // its last disposition and what the ledger line names, and whether the gate
 // counts it closed.
 func (g *gate) state(r *roundData, id string, closed bool) {
+	if g.tallyOnly {
+		return
+	}
 	m := g.states[r]
 	if m == nil {
 		m = map[string]sarif.State{}

@@ -107,6 +107,10 @@ type gate struct {
 	// series is read: a round spar-record is recording, not yet published
 	// (RoundVerdict).
 	pending *roundData
+	// tallyOnly: only which findings are open counts (RoundVerdict): no
+	// reasons, hints or SARIF states are built, so that the verdict line of
+	// a large round costs spar-record no memory beyond the judgement.
+	tallyOnly bool
 }
 
 // openFinding is why the gate counts one finding open and the triage that
@@ -120,6 +124,9 @@ type openFinding struct {
 // reason adds one blocked reason. It is one line: a control character that
 // reaches it from a record (a file name, an error) is shown escaped.
 func (g *gate) reason(format string, args ...any) {
+	if g.tallyOnly {
+		return
+	}
 	line := fmt.Sprintf(format, args...)
 	if strings.IndexFunc(line, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
 		q := strconv.Quote(line)

@@ -32,7 +32,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 	if err != nil {
 		return summary.Tally{}, err
 	}
-	g := &gate{rec: &Record{}, states: map[*roundData]map[string]sarif.State{}}
+	g := &gate{rec: &Record{}, states: map[*roundData]map[string]sarif.State{}, tallyOnly: true}
 	if pending != nil {
 		g.pending = pendingRound(abs, pending)
 	}

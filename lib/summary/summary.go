@@ -5,6 +5,7 @@
 package summary
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -152,7 +153,7 @@ func strOr(p *string, none string) string {
 // Render returns summary.md of a round. t is the verdict line's tally
 // (VerdictLine); nil shows the counts only.
 func Render(rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry, t *Tally) []byte {
-	var b strings.Builder
+	var b bytes.Buffer // its bytes are the result: no copy of a large summary
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 
 	w("# Review round %s\n\n", rec.Name)
@@ -324,7 +325,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			}
 		}
 	}
-	return []byte(b.String())
+	return b.Bytes()
 }
 
 func joinOr(list []string, none string) string {
@@ -364,20 +365,22 @@ func renderWhy(w func(string, ...any), findings []envelope.Finding, ledger []rou
 		}
 	}
 
-	last := map[string]round.LedgerEntry{}
-	for _, e := range ledger {
-		last[e.Finding] = e
+	last := make(map[string]*round.LedgerEntry, len(ledger))
+	for i := range ledger {
+		last[ledger[i].Finding] = &ledger[i]
 	}
-	var lines []string
+	head := false
 	for _, f := range findings {
-		if e, ok := last[f.ID]; ok {
-			lines = append(lines, fmt.Sprintf("- %s: %s\n", f.ID, line(DispositionText(e))))
+		e, ok := last[f.ID]
+		if !ok {
+			continue
 		}
-	}
-	if len(lines) > 0 {
-		w("\n## Dispositions\n\n")
-		w("The last ledger line of each finding decides; spar gate decides whether it closes the finding.\n\n")
-		w("%s", strings.Join(lines, ""))
+		if !head {
+			w("\n## Dispositions\n\n")
+			w("The last ledger line of each finding decides; spar gate decides whether it closes the finding.\n\n")
+			head = true
+		}
+		w("- %s: %s\n", f.ID, line(DispositionText(*e)))
 	}
 }
 
