@@ -274,3 +274,19 @@ func BenchmarkRoundVerdict100(b *testing.B) {
 	}
 	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
+
+// A series with no recorded round (spar extend started it) is empty; the
+// next command starts its first round.
+func TestStatusEmptySeries(t *testing.T) {
+	series := filepath.Join(t.TempDir(), "s")
+	if err := os.MkdirAll(series, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(series, round.ExtensionFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mustStatus(t, series)
+	if s.State != StatusEmpty || s.Latest != nil || s.Next != "spar run --stage code --base REV --head HEAD --out "+series+"/code-1" || len(s.Findings) != 0 {
+		t.Errorf("%+v", s)
+	}
+}
