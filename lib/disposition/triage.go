@@ -23,6 +23,12 @@ type TriageRequest struct {
 	Finding     string
 	Disposition string
 	Options     map[string]string
+	// Verdict is the gate's open and closed counts of the round with the
+	// line just appended, for summary.md's verdict line (the gate is their
+	// owner; the stage layer passes gate.RoundVerdict, since the gate asks
+	// this package what closes a finding). nil, or an error: the line
+	// claims neither.
+	Verdict func(dir string) (summary.Tally, error)
 }
 
 func refuse(format string, a ...any) error {
@@ -127,7 +133,7 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 		// summary.md shows each finding's disposition (docs/review-round.md §9): it is
 		// rendered again from the records, under the same lock. The ledger
 		// line is the record; a crash before this leaves an older summary.
-		return rewriteSummary(dir, rec, fs)
+		return rewriteSummary(dir, rec, fs, req.Verdict)
 	})
 	return entry, err
 }
@@ -233,13 +239,22 @@ func earlierRounds(series, dir string) ([]string, error) {
 
 // rewriteSummary renders summary.md from round.json, findings.json and the
 // ledger as they are now.
-func rewriteSummary(dir string, rec *round.Record, fs *round.Findings) error {
+func rewriteSummary(dir string, rec *round.Record, fs *round.Findings, verdict func(string) (summary.Tally, error)) error {
 	ledger, err := round.ReadLedger(dir)
 	if err != nil {
 		return refuse("triage: %v", err)
 	}
+	// The verdict line's open and closed counts are the gate's decision
+	// with the line just appended (docs/review-round.md §9); when the gate
+	// cannot judge the round the line claims neither.
+	var tally *summary.Tally
+	if verdict != nil {
+		if t, err := verdict(dir); err == nil {
+			tally = &t
+		}
+	}
 	path := filepath.Join(dir, round.SummaryFile)
-	if err := atomic.WriteFile(path, summary.Render(rec, fs.Findings, ledger), 0o644); err != nil {
+	if err := atomic.WriteFile(path, summary.Render(rec, fs.Findings, ledger, tally), 0o644); err != nil {
 		return exitcode.New(exitcode.IO, fmt.Sprintf("triage: %s: %v", path, err))
 	}
 	return nil

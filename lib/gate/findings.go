@@ -170,6 +170,7 @@ func (g *gate) findings(s *seriesData) {
 			e := r.last[f.ID]
 			if e == nil {
 				c.Open++
+				g.judge(r, f.ID, "no disposition", "", false)
 			} else {
 				c.Closed++
 				g.state(r, f.ID, true)
@@ -179,9 +180,13 @@ func (g *gate) findings(s *seriesData) {
 			}
 			continue
 		}
-		hint := triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
+		hint := ""
+		if !g.tallyOnly {
+			hint = triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
+		}
 		if !v.closed {
 			c.Open++
+			g.judge(r, f.ID, v.why, hint, true)
 			g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint)
 			g.menu(f.Class)
 			continue
@@ -193,6 +198,7 @@ func (g *gate) findings(s *seriesData) {
 		if res == nil {
 			if d := refound(v, contained2); d != nil {
 				c.Open++
+				g.judge(r, f.ID, fmt.Sprintf("the %s was found again after the fix %s, in round %s", f.Class, v.commit, d.r.name), hint, true)
 				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit, then %s",
 					s.display, r.name, f.Class, f.ID, v.chain, v.commit, d.r.name, d.r.rec.Head, f.Class, hint)
 				g.menu(f.Class)
@@ -204,6 +210,8 @@ func (g *gate) findings(s *seriesData) {
 		}
 		c.Open++
 		if errors.Is(res, errNotAncestor) {
+			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the head %s does not contain", v.commit, s.head), hint, true)
+		g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint, true)
 			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
 				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"))
 			g.menu(f.Class)
@@ -215,10 +223,33 @@ func (g *gate) findings(s *seriesData) {
 	}
 }
 
+// judge keeps why the gate counts a finding open, the triage that closes
+// it and whether it blocks (hint "" and blocks false for a hardening or
+// note, which never blocks unless inputs.go judges it as its committed
+// class), for spar status and the verdict line (status.go, verdict.go).
+func (g *gate) judge(r *roundData, id, why, hint string, blocks bool) {
+	if g.tallyOnly {
+		// The verdict line counts; no words for a round of 60,000 findings.
+		why = ""
+	}
+	if g.open == nil {
+		g.open = map[*roundData]map[string]openFinding{}
+	}
+	m := g.open[r]
+	if m == nil {
+		m = map[string]openFinding{}
+		g.open[r] = m
+	}
+	m[id] = openFinding{why: why, hint: hint, blocks: blocks}
+}
+
 // state keeps what the gate decided about one finding, for the SARIF export:
 // its last disposition and what the ledger line names, and whether the gate
 // counts it closed.
 func (g *gate) state(r *roundData, id string, closed bool) {
+	if g.tallyOnly {
+		return
+	}
 	m := g.states[r]
 	if m == nil {
 		m = map[string]sarif.State{}

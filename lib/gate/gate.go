@@ -111,6 +111,25 @@ type gate struct {
 	configs map[string]configResult
 	// reasons are rec.Reasons split for the readable forms (report.go).
 	reasons []Reason
+	// open is why each open finding of a listed, published round is open
+	// (findings.go); a finding not in it is closed.
+	open map[*roundData]map[string]openFinding
+	// pending replaces the round folder of the same absolute path when the
+	// series is read: a round spar-record is recording, not yet published
+	// (RoundVerdict).
+	pending *roundData
+	// tallyOnly: only which findings are open counts (RoundVerdict): no
+	// reasons, hints or SARIF states are built, so that the verdict line of
+	// a large round costs spar-record no memory beyond the judgement.
+	tallyOnly bool
+}
+
+// openFinding is why the gate counts one finding open and the triage that
+// closes it.
+type openFinding struct {
+	why    string
+	hint   string
+	blocks bool
 }
 
 // reason adds one blocked reason, "<problem>; to clear: <what clears it>".
@@ -119,6 +138,9 @@ type gate struct {
 // and its arguments with it, into the Reason the readable forms show
 // (report.go); a format without it is a problem only.
 func (g *gate) reason(format string, args ...any) {
+	if g.tallyOnly {
+		return
+	}
 	problem, clear := format, ""
 	var pArgs, cArgs []any = args, nil
 	if i := strings.Index(format, clearSep); i >= 0 {
@@ -143,6 +165,9 @@ const clearSep = "; to clear: "
 // (or a waiver, waiverMenu): the readable forms list what closes each such
 // class once, after the reasons (report.go).
 func (g *gate) menu(class string) {
+	if g.tallyOnly || len(g.reasons) == 0 {
+		return
+	}
 	g.reasons[len(g.reasons)-1].Menu = class
 }
 
@@ -202,6 +227,13 @@ func (g *gate) collect() {
 			abs = append(abs, l.abs)
 		}
 		rounds, extra := readSeries(s.abs, abs)
+		if p := g.pending; p != nil && filepath.Dir(p.abs) == s.abs {
+			for i, r := range rounds {
+				if r.abs == p.abs {
+					rounds[i] = p
+				}
+			}
+		}
 		s.rounds = rounds
 		s.byName = map[string]*roundData{}
 		s.index = map[*roundData]int{}

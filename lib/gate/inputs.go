@@ -70,6 +70,8 @@ func (g *gate) agentInputs(s *seriesData) {
 				c.Open++
 			}
 			g.state(r, f.ID, false)
+			g.judge(r, f.ID, "a "+f.Class+" only through the uncommitted check path "+f.CheckPath+"; as the "+f.CommittedClass+" the committed check paths make it: "+why,
+				triageHint(s.dirOf(r), f.ID, f.CommittedClass, r.rec.Stage), true)
 			g.reason("%s: round %s: %s %s is %s only through the check path %s, which the committed %s does not list (by the committed check paths it is a %s, and as one it is open: %s); to clear: triage it as a %s would be: %s",
 				s.display, r.name, f.Class, f.ID, f.Class, shellQuote(f.CheckPath), config.ProjectFile, f.CommittedClass, why,
 				f.CommittedClass, triageHint(s.dirOf(r), f.ID, f.CommittedClass, r.rec.Stage))

@@ -42,6 +42,9 @@ type roundData struct {
 	// byID indexes finds; last is the deciding ledger line per finding.
 	byID map[string]*finding
 	last map[string]*round.LedgerEntry
+	// pending: a round spar-record is recording, read from memory
+	// (RoundVerdict), never from its folder.
+	pending bool
 }
 
 // dryRun: a round.json that says dry run but does not read as one (G32) is
@@ -276,6 +279,10 @@ func startedAt(r *roundData) string {
 // fullRecord reads round.json whole (round.ReadRecord) for the rounds whose
 // reviewers, documents and run arguments the gate uses.
 func fullRecord(r *roundData) bool {
+	if r.pending {
+		// A round being recorded: its record is the one in memory.
+		return true
+	}
 	rec, err := round.ReadRecord(r.abs)
 	if err != nil {
 		r.state, r.err = unreadable, pathFree(err)

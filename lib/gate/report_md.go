@@ -30,7 +30,7 @@ func (r *Report) Markdown() string {
 		if x.Counted {
 			counted = "yes"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", code(x.Dir), cell(orDash(x.Stage)), cell(x.State), short(x.Base), short(x.Head), counted)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", code(x.Dir), cell(orDash(x.Stage)), cell(x.State), shortCode(x.Base), shortCode(x.Head), counted)
 	}
 
 	c := rec.Findings
@@ -142,13 +142,11 @@ func mdText(s string) string {
 	return b.String()
 }
 
-// short is a commit as a code span of its first 12 characters ("-" when none).
-func short(commit string) string {
+// shortCode is a commit as a code span of its first 12 characters ("-"
+// when none).
+func shortCode(commit string) string {
 	if commit == "" {
 		return "-"
 	}
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
-	return code(commit)
+	return code(short(commit))
 }

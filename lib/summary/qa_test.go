@@ -25,7 +25,7 @@ func TestQA_SummaryControlCharacters(t *testing.T) {
 	r.Standpoints = []envelope.Standpoint{{Reviewer: "claude", Text: bad}}
 	r.Reviewers[0].StandpointReport = &envelope.StandpointReport{Checked: true, Detail: bad}
 	fs := []envelope.Finding{{ID: "claude-F1", Class: "defect", Location: bad, Claim: bad, SmallestFix: bad}}
-	out := string(Render(r, fs, nil))
+	out := string(Render(r, fs, nil, nil))
 	for i, c := range out {
 		if unicode.IsControl(c) && c != '\n' {
 			t.Fatalf("control character %q at byte %d of summary.md:\n%q", c, i, out)

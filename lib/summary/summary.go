@@ -5,18 +5,40 @@
 package summary
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/jaekit/spar/lib/escape"
 	"strings"
 
 	"github.com/jaekit/spar/lib/classify"
+	"github.com/jaekit/spar/lib/corroboration"
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/round"
 )
 
+// Tally is what the verdict line says about open and closed findings: the
+// round's findings per class as the gate decides them (lib/gate owns what
+// closes a finding; RoundVerdict computes this) and the open defects and
+// requirement-questions of the series' other rounds.
+type Tally struct {
+	Open   round.Counts
+	Closed round.Counts
+	Others []RoundOpen
+}
+
+// RoundOpen is one other round of the series and how many of its findings
+// are open and block the gate.
+type RoundOpen struct {
+	Round string
+	Open  int
+}
+
 // VerdictLine is the first line a person reads, and the line `spar run`
-// prints last: the findings per class and which reviewers completed.
-func VerdictLine(rec *round.Record, findings []envelope.Finding) string {
+// prints last: the findings per class (with t, how many are open and
+// closed, and the open findings of the series' other rounds) and which
+// reviewers completed (docs/review-round.md §9). t nil is the line of a
+// reader that cannot ask the gate: the counts only.
+func VerdictLine(rec *round.Record, findings []envelope.Finding, t *Tally) string {
 	if rec.DryRun {
 		return fmt.Sprintf("Dry run: no reviewer ran (%d %s not run); nothing is counted", len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"))
 	}
@@ -34,11 +56,33 @@ func VerdictLine(rec *round.Record, findings []envelope.Finding) string {
 	if len(done) > 0 {
 		list = strings.Join(done, ", ")
 	}
-	return fmt.Sprintf("Verdict: %d %s, %d %s, %d hardening, %d %s; completed: %s (%d of %d %s)",
-		c.Defect, plural(c.Defect, "defect", "defects"),
-		c.RequirementQuestion, plural(c.RequirementQuestion, "requirement-question", "requirement-questions"),
-		c.Hardening,
-		c.Note, plural(c.Note, "note", "notes"),
+	class := func(n int, one, many string, open, closed int) string {
+		s := fmt.Sprintf("%d %s", n, plural(n, one, many))
+		if t != nil && n > 0 {
+			s += fmt.Sprintf(" (%d open, %d closed)", open, closed)
+		}
+		return s
+	}
+	var o, cl round.Counts
+	if t != nil {
+		o, cl = t.Open, t.Closed
+	}
+	others := ""
+	if t != nil && len(t.Others) > 0 {
+		n := 0
+		var parts []string
+		for _, r := range t.Others {
+			n += r.Open
+			parts = append(parts, fmt.Sprintf("%s: %d", r.Round, r.Open))
+		}
+		others = fmt.Sprintf("; open in other rounds of the series: %d (%s)", n, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("Verdict: %s, %s, %s, %s%s; completed: %s (%d of %d %s)",
+		class(c.Defect, "defect", "defects", o.Defect, cl.Defect),
+		class(c.RequirementQuestion, "requirement-question", "requirement-questions", o.RequirementQuestion, cl.RequirementQuestion),
+		class(c.Hardening, "hardening", "hardening", o.Hardening, cl.Hardening),
+		class(c.Note, "note", "notes", o.Note, cl.Note),
+		others,
 		list, len(done), len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"))
 }
 
@@ -106,13 +150,14 @@ func strOr(p *string, none string) string {
 	return *p
 }
 
-// Render returns summary.md of a round.
-func Render(rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry) []byte {
-	var b strings.Builder
+// Render returns summary.md of a round. t is the verdict line's tally
+// (VerdictLine); nil shows the counts only.
+func Render(rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry, t *Tally) []byte {
+	var b bytes.Buffer // its bytes are the result: no copy of a large summary
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 
 	w("# Review round %s\n\n", rec.Name)
-	w("%s\n\n", VerdictLine(rec, findings))
+	w("%s\n\n", VerdictLine(rec, findings, t))
 	w("Stage %s, base %s, head %s. ", rec.Stage, short(rec.Base), short(rec.Head))
 	switch {
 	case rec.DryRun:
@@ -153,6 +198,8 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			w("| %s | %s | %s | %s | %s |\n", cell(f.ID), cell(class), cell(loc), cell(f.Claim), cell(Disposition(ledger, f.ID)))
 		}
 	}
+
+	renderWhy(w, findings, ledger)
 
 	// G5: an empty smallest_fix and an absent one both mean no direction.
 	w("\n## Smallest fixes\n\n")
@@ -202,6 +249,17 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			}
 			w("- angles checked: %s\n", joinOr(chk, "none"))
 			w("- angles unchecked: %s\n", joinOr(unchk, "none"))
+			// What the reviewer found on each angle it checked, as it
+			// wrote it (G4: repeats kept).
+			var res []string
+			for _, a := range r.AnglesChecked {
+				if a.Result != nil && strings.TrimSpace(*a.Result) != "" {
+					res = append(res, fmt.Sprintf("  - %s: %s\n", line(a.Angle), line(*a.Result)))
+				}
+			}
+			if len(res) > 0 {
+				w("- angle results:\n%s", strings.Join(res, ""))
+			}
 		}
 		if withStandpoints {
 			w("- standpoint: %s\n", line(strOr(r.Standpoint, "none (reviews the whole change)")))
@@ -267,7 +325,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			}
 		}
 	}
-	return []byte(b.String())
+	return b.Bytes()
 }
 
 func joinOr(list []string, none string) string {
@@ -275,4 +333,108 @@ func joinOr(list []string, none string) string {
 		return none
 	}
 	return strings.Join(list, ", ")
+}
+
+// renderWhy writes why each finding stands where it does: its class
+// reason (classify's), the findings several reviewers report at the same
+// place, and each finding's deciding disposition with what it rests on
+// (the commit and checks, the evidence, the user's words).
+func renderWhy(w func(string, ...any), findings []envelope.Finding, ledger []round.LedgerEntry) {
+	if len(findings) == 0 {
+		return
+	}
+	w("\n## Why each class\n\n")
+	for _, f := range findings {
+		reason := f.ClassReason
+		if strings.TrimSpace(reason) == "" {
+			reason = "no reason recorded"
+		}
+		w("- %s (%s): %s\n", f.ID, f.Class, line(reason))
+	}
+
+	if groups := Corroborated(findings); len(groups) > 0 {
+		w("\n## Corroborated\n\n")
+		w("Several reviewers report these at the same place (same path, overlapping lines, same class); each stays a finding of its own.\n\n")
+		for _, g := range groups {
+			ids := make([]string, len(g))
+			for i, k := range g {
+				ids[i] = findings[k].ID
+			}
+			f := findings[g[0]]
+			w("- %s (%s): %s\n", line(Place(f)), f.Class, strings.Join(ids, ", "))
+		}
+	}
+
+	last := make(map[string]*round.LedgerEntry, len(ledger))
+	for i := range ledger {
+		last[ledger[i].Finding] = &ledger[i]
+	}
+	head := false
+	for _, f := range findings {
+		e, ok := last[f.ID]
+		if !ok {
+			continue
+		}
+		if !head {
+			w("\n## Dispositions\n\n")
+			w("The last ledger line of each finding decides; spar gate decides whether it closes the finding.\n\n")
+			head = true
+		}
+		w("- %s: %s\n", f.ID, line(DispositionText(*e)))
+	}
+}
+
+// Corroborated groups the findings several reviewers report at the same
+// place (lib/corroboration), as indexes into findings.
+func Corroborated(findings []envelope.Finding) [][]int {
+	places := make([]corroboration.Place, len(findings))
+	for i, f := range findings {
+		places[i] = corroboration.Place{Reviewer: f.Reviewer, Class: f.Class, Path: f.Path, Start: f.LineStart, End: f.LineEnd}
+	}
+	return corroboration.Groups(places)
+}
+
+// Place is a finding's path and lines as people read them (path:10-12).
+func Place(f envelope.Finding) string {
+	switch {
+	case f.LineStart == nil:
+		return f.Path
+	case f.LineEnd == nil || *f.LineEnd == *f.LineStart:
+		return fmt.Sprintf("%s:%d", f.Path, *f.LineStart)
+	}
+	return fmt.Sprintf("%s:%d-%d", f.Path, *f.LineStart, *f.LineEnd)
+}
+
+// DispositionText is one ledger line in words: the disposition and what it
+// rests on.
+func DispositionText(e round.LedgerEntry) string {
+	var parts []string
+	add := func(format, v string) {
+		if strings.TrimSpace(v) != "" {
+			parts = append(parts, fmt.Sprintf(format, v))
+		}
+	}
+	switch e.Disposition {
+	case "fixed":
+		add("by the commit %s", e.Commit)
+		add("failed before: %s", e.FailedBefore)
+		add("passed after: %s", e.PassedAfter)
+	case "duplicate":
+		of := e.Of
+		if e.OfRound != "" && !strings.Contains(of, "/") {
+			of = e.OfRound + "/" + of
+		}
+		add("of %s", of)
+	default:
+		add("evidence: %s", e.Evidence)
+		add("to: %s", e.To)
+	}
+	if e.Auto && strings.TrimSpace(e.To) == "" {
+		parts = append(parts, "automatic deferral of hardening")
+	}
+	add("the user's words: %q", e.UserQuote)
+	if len(parts) == 0 {
+		return e.Disposition
+	}
+	return e.Disposition + " (" + strings.Join(parts, "; ") + ")"
 }

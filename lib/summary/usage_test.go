@@ -31,7 +31,7 @@ func usageRec() (r0 []envelope.Attempt, r2 []envelope.Attempt) {
 func TestUsageAndProvenance(t *testing.T) {
 	r := rec()
 	r.Reviewers[0].Attempts, r.Reviewers[2].Attempts = usageRec()
-	out := string(Render(r, nil, nil))
+	out := string(Render(r, nil, nil, nil))
 	for _, want := range []string{
 		"### claude (claude)\n\n- status: completed\n- model asked: none; observed: unknown\n- attempts: 2\n" +
 			"- attempt 1 (model opus): unavailable: quota or rate limit: hit your limit\n" +
@@ -70,7 +70,7 @@ func TestUsageTable(t *testing.T) {
 	}
 	r.Reviewers[0].Attempts = []envelope.Attempt{{Status: "completed", Executable: x, Usage: u(10, 2, 3, 4, 0.1)}}
 	r.Reviewers[2].Attempts = []envelope.Attempt{{Status: "completed", Executable: x, Usage: u(1, 1, 1, 1, 0.2)}}
-	out := string(Render(r, nil, nil))
+	out := string(Render(r, nil, nil, nil))
 	if !strings.Contains(out, "| all reviewers | 2 | 11 | 3 | 4 | 5 | 0.3 |\n") {
 		t.Errorf("total:\n%s", out)
 	}
@@ -80,14 +80,14 @@ func TestUsageTable(t *testing.T) {
 	if !strings.Contains(out, "  - usage: tokens input 10, output 2, cache read 3, cache write 4; cost 0.1 USD\n") {
 		t.Errorf("attempt usage:\n%s", out)
 	}
-	out = string(Render(rec(), nil, nil))
+	out = string(Render(rec(), nil, nil, nil))
 	if !strings.HasSuffix(out, "\n## Usage\n\nNo attempt ran a program.\n") {
 		t.Errorf("no attempts:\n%s", out)
 	}
 	// an attempt whose program was not found has no executable
 	r = rec()
 	r.Reviewers[0].Attempts = []envelope.Attempt{{Status: "unavailable", Reason: `no executable "claude" on PATH`}}
-	out = string(Render(r, nil, nil))
+	out = string(Render(r, nil, nil, nil))
 	if !strings.Contains(out, "- attempt 1: unavailable: no executable \"claude\" on PATH\n  - executable: none found\n  - usage: not stated\n") {
 		t.Errorf("no executable:\n%s", out)
 	}

@@ -23,6 +23,7 @@ const name = "spar-gate"
 const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format json|md]
        spar-gate gate SERIES... [flags as above]
        spar-gate cap-report SERIES [--format md|json]
+       spar-gate status [SERIES|ROUND]... [--format text|json]
 
 gate        read the round folders in the given order and decide; a series
             folder (one that holds rounds) gates every round of the series
@@ -48,6 +49,12 @@ cap-report  per stage the cap, extensions (cause, reason), rounds counted and
             left, reruns, the tokens and cost the reviewers stated, and the
             growth of the code rounds (G34)
   --format md|json   Markdown (default) or JSON
+status      per series: the latest round, its head against the repository's
+            HEAD, each finding open or closed (the gate's decision) and why,
+            required reviewers, caps used, and the one command that moves
+            it on (docs/status.md); default: every series under reviews/ of
+            the current repository
+  --format text|json text (default) or the spar-status/v1 object
 
 Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing --out.
@@ -57,6 +64,7 @@ Examples:
   spar-gate gate reviews/login --format md --out reviews/login/gate.json >> "$GITHUB_STEP_SUMMARY"
   spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
   spar-gate cap-report reviews/login --format json
+  spar-gate status reviews/login
 `
 
 // Main runs spar-gate with the command line args and returns its exit code.
@@ -102,7 +110,7 @@ func helpWanted(args []string) bool {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageErr("a command is needed: gate or cap-report")
+		return usageErr("a command is needed: gate, cap-report or status")
 	}
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintf(stdout, "spar %s\n", version.String())
@@ -117,8 +125,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runGate(args[1:], stdout, stderr)
 	case "cap-report":
 		return runCapReport(args[1:], stdout)
+	case "status":
+		return runStatus(args[1:], stdout)
 	}
-	return usageErr("unknown command %q (gate or cap-report)", args[0])
+	return usageErr("unknown command %q (gate, cap-report or status)", args[0])
 }
 
 func runGate(args []string, stdout, stderr io.Writer) error {

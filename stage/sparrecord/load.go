@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
@@ -344,6 +345,19 @@ func runVerdict(args []string, stdout io.Writer) error {
 	if err != nil {
 		return refused("round %q: %v", arg, err)
 	}
-	fmt.Fprintf(stdout, "round: %s\n%s\n", dir, summary.VerdictLine(rec, f.Findings))
+	// Decided now, by the gate's rule (docs/review-round.md §9): summary.md
+	// holds the line as it was when spar-record last wrote it.
+	fmt.Fprintf(stdout, "round: %s\n%s\n", dir, summary.VerdictLine(rec, f.Findings, verdictTally(dir, nil)))
 	return nil
+}
+
+// verdictTally is the verdict line's open and closed counts by the gate's
+// rule (gate.RoundVerdict), nil when the gate cannot judge the round: the
+// line then shows the counts only and claims nothing open or closed.
+func verdictTally(dir string, pending *gate.Pending) *summary.Tally {
+	t, err := gate.RoundVerdict(dir, pending)
+	if err != nil {
+		return nil
+	}
+	return &t
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
@@ -316,7 +317,10 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		has[f.ID] = true
 	}
 
-	staged = append(staged, round.Staged{Name: round.SummaryFile, Data: summary.Render(rec, findings, ledger)})
+	// The verdict line's open and closed counts are the gate's decision
+	// now (docs/review-round.md §9), with this round's records as staged.
+	tally := verdictTally(dir, &gate.Pending{Record: rec, Findings: findings, Ledger: ledger})
+	staged = append(staged, round.Staged{Name: round.SummaryFile, Data: summary.Render(rec, findings, ledger, tally)})
 	written = append(written, round.LedgerFile, round.SummaryFile)
 
 	// The final round.json, staged like the others.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gate"
+	"github.com/jaekit/spar/lib/summary"
 )
 
 // triageUsage is rendered from the disposition rules table
@@ -49,6 +51,7 @@ func runTriage(args []string, stdout, stderr io.Writer) error {
 	}
 	e, err := disposition.Triage(disposition.TriageRequest{
 		Round: p.pos[0], Finding: p.pos[1], Disposition: p.vals["as"], Options: opts,
+		Verdict: func(dir string) (summary.Tally, error) { return gate.RoundVerdict(dir, nil) },
 	}, stderr)
 	return finish(stdout, e, err)
 }
