@@ -5,8 +5,11 @@
 package summary
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"github.com/jaekit/spar/lib/escape"
+	"io"
 	"strings"
 
 	"github.com/jaekit/spar/lib/classify"
@@ -108,8 +111,17 @@ func strOr(p *string, none string) string {
 
 // Render returns summary.md of a round.
 func Render(rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry) []byte {
-	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	var b bytes.Buffer
+	RenderTo(&b, rec, findings, ledger) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// RenderTo writes summary.md of a round to out as it is rendered (a round
+// of 60,000 findings is never held whole as text, docs/pipeline.md
+// "Memory"); the error is out's first.
+func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry) error {
+	b := bufio.NewWriterSize(out, 64<<10)
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 
 	w("# Review round %s\n\n", rec.Name)
 	w("%s\n\n", VerdictLine(rec, findings))
@@ -267,7 +279,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			}
 		}
 	}
-	return []byte(b.String())
+	return b.Flush()
 }
 
 func joinOr(list []string, none string) string {
