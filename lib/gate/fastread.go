@@ -291,6 +291,6 @@ func fullRecord(r *roundData) bool {
 		r.state, r.err = unreadable, fmt.Errorf("round.json: config.digest %q is not the digest of its config (%s)", rec.Config.Digest, d)
 		return false
 	}
-	r.rec = rec
+	r.rec, r.full = rec, true
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jaekit/spar/lib/gitx"
@@ -100,6 +101,10 @@ type gate struct {
 	states map[*roundData]map[string]sarif.State
 	// configs is the gate's own configuration per repository (trust.go).
 	configs map[string]configResult
+	// trees loads the re-derived rounds' commit trees, per repository
+	// (trust.go).
+	trees   map[string]*gitx.Trees
+	treesMu sync.Mutex
 }
 
 // reason adds one blocked reason. It is one line: a control character that
@@ -174,7 +179,7 @@ func (s *seriesData) pickLatest() {
 		s.choose()
 		ok := true
 		for _, r := range s.input {
-			ok = fullRecord(r) && ok
+			ok = (r.full || fullRecord(r)) && ok
 		}
 		if ok {
 			break
@@ -230,6 +235,7 @@ func (g *gate) decide() {
 		g.rec.Rounds = append(g.rec.Rounds, ref)
 	}
 	g.resolveHeads()
+	defer g.closeTrees()
 	fix := g.fixedList()
 	for _, s := range g.series {
 		g.listedProblems(s, fix)
