@@ -138,9 +138,10 @@ func writeBigResult(tb testing.TB, path, head string) int64 {
 	return int64(b.Len())
 }
 
-// TestIssue11_Route15_PeakMemory: every stage a 40 MB result of 60,000
-// findings passes peaks below 4 N + 64 MiB resident (the child's maxrss).
-func TestIssue11_Route15_PeakMemory(t *testing.T) {
+// TestTrust_Route15_PeakMemory: every stage a 40 MB result of 60,000
+// findings passes, spar-record's staged recording included, peaks below
+// 4 N + 64 MiB resident (the child's maxrss).
+func TestTrust_Route15_PeakMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 40 MB round (about a minute)")
 	}
@@ -148,16 +149,8 @@ func TestIssue11_Route15_PeakMemory(t *testing.T) {
 	limit := 4*n + memConstant
 	for _, st := range memStages {
 		t.Logf("spar-%s: peak RSS %d MiB for a result of %d MiB (%.2f N)", st, rss[st]>>20, n>>20, float64(rss[st])/float64(n))
-		lim, what := limit, "4 N + 64 MiB"
-		if st == "record" {
-			// Open: spar-record stages findings.json, summary.md and the raw
-			// results in memory so that a crash rolls forward (docs/trust.md,
-			// "Records"); streaming them into .recording/ is what would bring
-			// it under 4 N. Until then this guards against growing further.
-			lim, what = 12*n+memConstant, "12 N + 64 MiB (spar-record's staged recording; 4 N is open)"
-		}
-		if rss[st] > lim {
-			t.Errorf("spar-%s: peak RSS %d MiB, more than %s = %d MiB", st, rss[st]>>20, what, lim>>20)
+		if rss[st] > limit {
+			t.Errorf("spar-%s: peak RSS %d MiB, more than 4 N + 64 MiB = %d MiB", st, rss[st]>>20, limit>>20)
 		}
 	}
 }

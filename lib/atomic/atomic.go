@@ -5,6 +5,7 @@
 package atomic
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -14,6 +15,17 @@ import (
 // through NAME.tmp. Callers hold the series lock (G33), so no other spar
 // writes the same NAME.tmp at the same time.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return WriteFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is WriteFile for a file written as it is produced: write
+// writes its bytes into NAME.tmp (a record too large to build in memory,
+// docs/pipeline.md "Memory"); an error from write leaves no NAME.tmp and
+// no change at path.
+func WriteFunc(path string, perm os.FileMode, write func(io.Writer) error) error {
 	tmp := path + ".tmp"
 	// A stale NAME.tmp (a crash, or a symbolic link planted beside the
 	// record) is removed, never opened: opening it would write through a
@@ -25,7 +37,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	return publish(f, tmp, path, data)
+	return publish(f, tmp, path, write)
 }
 
 // WriteFileUnlocked is WriteFile for a writer that holds no lock (spar gate
@@ -43,13 +55,16 @@ func WriteFileUnlocked(path string, data []byte, perm os.FileMode) error {
 		os.Remove(f.Name())
 		return err
 	}
-	return publish(f, f.Name(), path, data)
+	return publish(f, f.Name(), path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
-// publish writes data to the open temporary file f, syncs and closes it,
-// and renames it to path.
-func publish(f *os.File, tmp, path string, data []byte) error {
-	if _, err := f.Write(data); err != nil {
+// publish writes to the open temporary file f what write writes, syncs and
+// closes it, and renames it to path.
+func publish(f *os.File, tmp, path string, write func(io.Writer) error) error {
+	if err := write(f); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return err

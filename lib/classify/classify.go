@@ -49,11 +49,18 @@ var enums = []struct {
 // <reviewer>-F<n>, n counting from 1 per reviewer; the reviewer's own id
 // stays as reviewer_id.
 func Classify(run *envelope.Run, results []envelope.Result) ([]envelope.Finding, error) {
+	return ClassifyWith(run, results, gitx.LoadTree)
+}
+
+// ClassifyWith is Classify with the commits' trees from load (a
+// gitx.Trees shared by the many rounds the gate re-derives gives the trees
+// gitx.LoadTree gives, through one git process).
+func ClassifyWith(run *envelope.Run, results []envelope.Result, load func(repo, commit string) (*gitx.Tree, error)) ([]envelope.Finding, error) {
 	items, err := decode(results)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := NewIndex(run)
+	ix, err := newIndex(run, load)
 	if err != nil {
 		return nil, err
 	}

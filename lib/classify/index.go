@@ -51,17 +51,21 @@ type doc struct {
 // NewIndex loads the copies of run.Head and run.Base and checks the parts of
 // run that classification reads.
 func NewIndex(run *envelope.Run) (*Index, error) {
+	return newIndex(run, gitx.LoadTree)
+}
+
+func newIndex(run *envelope.Run, load func(repo, commit string) (*gitx.Tree, error)) (*Index, error) {
 	ix := &Index{repo: run.Repo, criteria: map[string]bool{}}
 	if run.Repo == "" || !filepath.IsAbs(run.Repo) {
 		return nil, &InputError{"/run/repo", fmt.Sprintf("%q is not an absolute path", run.Repo)}
 	}
 	var err error
-	if ix.head, err = gitx.LoadTree(run.Repo, run.Head); err != nil {
+	if ix.head, err = load(run.Repo, run.Head); err != nil {
 		return nil, &InputError{"/run/head", err.Error()}
 	}
 	if run.Base == run.Head {
 		ix.base = ix.head
-	} else if ix.base, err = gitx.LoadTree(run.Repo, run.Base); err != nil {
+	} else if ix.base, err = load(run.Repo, run.Base); err != nil {
 		return nil, &InputError{"/run/base", err.Error()}
 	}
 	for i, g := range run.CheckPaths {

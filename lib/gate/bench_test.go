@@ -81,7 +81,14 @@ func benchSeries(tb testing.TB, n int) []string {
 		}
 		benchRoot = d
 	}
-	root := filepath.Join(benchRoot, fmt.Sprint(n))
+	dirs := writeSeries(tb, filepath.Join(benchRoot, fmt.Sprint(n)), n)
+	benchSets[n] = dirs
+	return dirs
+}
+
+// writeSeries writes benchSeries' series of n rounds under root (its
+// repository in root/repo, the rounds in root/reviews/s).
+func writeSeries(tb testing.TB, root string, n int) []string {
 	repo := filepath.Join(root, "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		tb.Fatal(err)
@@ -132,7 +139,6 @@ func benchSeries(tb testing.TB, n int) []string {
 		}
 		dirs = append(dirs, filepath.Join(root, s.Dir))
 	}
-	benchSets[n] = dirs
 	return dirs
 }
 

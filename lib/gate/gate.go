@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -122,6 +123,10 @@ type gate struct {
 	// reasons, hints or SARIF states are built, so that the verdict line of
 	// a large round costs spar-record no memory beyond the judgement.
 	tallyOnly bool
+	// trees loads the re-derived rounds' commit trees, per repository
+	// (trust.go).
+	trees   map[string]*gitx.Trees
+	treesMu sync.Mutex
 }
 
 // openFinding is why the gate counts one finding open and the triage that
@@ -276,7 +281,7 @@ func (s *seriesData) pickLatest() {
 		s.choose()
 		ok := true
 		for _, r := range s.input {
-			ok = fullRecord(r) && ok
+			ok = (r.full || fullRecord(r)) && ok
 		}
 		if ok {
 			break
@@ -332,6 +337,7 @@ func (g *gate) decide() {
 		g.rec.Rounds = append(g.rec.Rounds, ref)
 	}
 	g.resolveHeads()
+	defer g.closeTrees()
 	fix := g.fixedList()
 	for _, s := range g.series {
 		g.listedProblems(s, fix)

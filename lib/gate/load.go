@@ -35,8 +35,11 @@ type roundData struct {
 	// findingsRaw is findings.json's bytes (verified against
 	// findings_sha256): the re-derivation compares them (trust.go).
 	findingsRaw []byte
-	ledger      []round.LedgerEntry
-	waivers     []round.Waiver
+	// full: rec is round.json read whole (fullRecord), not only the
+	// fields every round needs (readHead).
+	full    bool
+	ledger  []round.LedgerEntry
+	waivers []round.Waiver
 	// waiversErr is a waivers.jsonl that G32 does not accept.
 	waiversErr error
 	// byID indexes finds; last is the deciding ledger line per finding.
@@ -207,7 +210,13 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				read[i] = readRound(all[i])
+				r := readRound(all[i])
+				if r.state == published && !r.rec.DryRun {
+					// Every published round is re-derived (trust.go):
+					// its round.json is read whole.
+					fullRecord(r)
+				}
+				read[i] = r
 			}
 		}()
 	}
@@ -295,6 +304,6 @@ func fullRecord(r *roundData) bool {
 		r.state, r.err = unreadable, fmt.Errorf("round.json: config.digest %q is not the digest of its config (%s)", rec.Config.Digest, d)
 		return false
 	}
-	r.rec = rec
+	r.rec, r.full = rec, true
 	return true
 }

@@ -12,13 +12,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
-	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/resultcheck"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/transcript"
@@ -151,25 +153,78 @@ func (g *gate) noReview(s *seriesData) {
 		s.display, s.latest.name, strings.Join(states, ", "), clear)
 }
 
-// rederive: docs/review-gate.md "Re-derivation". For each round of the series' latest
-// input, the gate re-runs what spar-check and spar-classify did, with the
-// same library calls, from each reviewer's raw result as received
-// (<reviewer>/result.json) and the round's recorded inputs (its commits'
-// trees, documents with their names and lines, check paths, criteria IDs,
-// angles, standpoints: all in round.json), and blocks when a reviewer's
-// status, its count of findings or findings.json do not follow.
+// rederive: docs/review-gate.md "Re-derivation". For every published round of the series
+// (dry runs aside: they find nothing), the gate re-runs what spar-check and
+// spar-classify did, with the same library calls, from each reviewer's raw
+// result as received (<reviewer>/result.json) and the round's recorded
+// inputs (its commits' trees, documents with their names and lines, check
+// paths, criteria IDs, angles, standpoints: all in round.json), and blocks
+// when a reviewer's status, its count of findings or findings.json do not
+// follow. An earlier round's findings decide the verdict as much as the
+// latest's (an open defect blocks, a disposition closes it), so none is
+// taken on its sha256 and counts alone.
 //
-// Only the latest input is re-derived: it decides the required reviewers
-// and the head, and it keeps the gate linear (one git ls-tree per commit of
-// those rounds, not per round of the series). Earlier rounds' records are
-// held by their sha256 and counts (readRound).
+// It stays linear: the trees of all the series' commits come from one git
+// process per repository (gitx.Trees), each tree object read once.
+//
+// The rounds are re-derived in parallel, one worker per processor; their
+// reasons are given in series order.
 func (g *gate) rederive(s *seriesData) {
-	for _, r := range s.input {
-		g.rederiveRound(s, r)
+	var todo []*roundData
+	for _, r := range s.rounds {
+		if r.state == published && !r.rec.DryRun {
+			todo = append(todo, r)
+		}
+	}
+	reasons := make([]string, len(todo))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(todo)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				reasons[i] = g.rederiveRound(s, todo[i])
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, line := range reasons {
+		if line != "" {
+			g.reason("%s", line)
+		}
 	}
 }
 
-func (g *gate) rederiveRound(s *seriesData, r *roundData) {
+// loadTree is classification's tree loader for the gate: one gitx.Trees
+// per repository, closed when the gate has decided.
+func (g *gate) loadTree(repo, commit string) (*gitx.Tree, error) {
+	g.treesMu.Lock()
+	defer g.treesMu.Unlock()
+	if g.trees == nil {
+		g.trees = map[string]*gitx.Trees{}
+	}
+	t := g.trees[repo]
+	if t == nil {
+		t = gitx.NewTrees(repo)
+		g.trees[repo] = t
+	}
+	return t.Load(commit)
+}
+
+// closeTrees ends the git processes of loadTree.
+func (g *gate) closeTrees() {
+	for _, t := range g.trees {
+		t.Close()
+	}
+	g.trees = nil
+}
+
+func (g *gate) rederiveRound(s *seriesData, r *roundData) string {
 	rec := r.rec
 	clear := "restore the round's records as spar wrote them, or run a new round: " + s.runCommand(rec.Base, rec.Head)
 	check := resultcheck.Round{Head: rec.Head, Angles: rec.Config.Angles, Standpoints: rec.Standpoints}
@@ -177,8 +232,7 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) {
 	var bad []string
 	for _, rv := range rec.Reviewers {
 		if err := config.CheckName(rv.Name); err != nil {
-			g.reason("%s: round %s: round.json names the reviewer %q, which is not a reviewer name (%v); to clear: %s", s.display, r.name, rv.Name, err, clear)
-			return
+			return fmt.Sprintf("%s: round %s: round.json names the reviewer %q, which is not a reviewer name (%v); to clear: %s", s.display, r.name, rv.Name, err, clear)
 		}
 		run := envelope.ReviewerRun{Reviewer: rv.Name, Preset: rv.Preset, Status: rv.RunStatus, Reason: rv.RunReason}
 		if run.Status == "" {
@@ -192,8 +246,7 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) {
 				text := string(b)
 				run.Result = &text
 			case !errors.Is(err, fs.ErrNotExist):
-				g.reason("%s: round %s: the result of reviewer %s cannot be read (%v); to clear: %s", s.display, r.name, rv.Name, pathFree(err), clear)
-				return
+				return fmt.Sprintf("%s: round %s: the result of reviewer %s cannot be read (%v); to clear: %s", s.display, r.name, rv.Name, pathFree(err), clear)
 			}
 		}
 		res := resultcheck.Check(check, run)
@@ -207,18 +260,16 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) {
 		results = append(results, res)
 	}
 	if len(bad) > 0 {
-		g.reason("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
-		return
+		return fmt.Sprintf("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
 	}
 	run := &envelope.Run{
 		Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
 		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: rec.Links.CriteriaIDs,
 		CommittedCheckPaths: rec.CommittedCheckPaths,
 	}
-	derived, err := classify.Classify(run, results)
+	derived, err := classify.ClassifyWith(run, results, g.loadTree)
 	if err != nil {
-		g.reason("%s: round %s: its findings cannot be derived again from the reviewers' results and the round's inputs (%s); to clear: %s", s.display, r.name, oneLine(err.Error()), clear)
-		return
+		return fmt.Sprintf("%s: round %s: its findings cannot be derived again from the reviewers' results and the round's inputs (%s); to clear: %s", s.display, r.name, oneLine(err.Error()), clear)
 	}
 	if derived == nil {
 		derived = []envelope.Finding{}
@@ -233,14 +284,35 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) {
 		}
 	}
 	if len(bad) > 0 {
-		g.reason("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
-		return
+		return fmt.Sprintf("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
 	}
-	want, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: derived})
-	if err != nil || string(want) == string(r.findingsRaw) {
-		return
+	// findings.json's bytes are those spar-record writes for the derived
+	// findings (round.WriteFindings), compared as they are encoded.
+	same := &sameBytes{want: r.findingsRaw}
+	if err := round.WriteFindings(same, rec.Name, derived); err == nil && same.off == len(same.want) {
+		return ""
+	} else if err != nil && !errors.Is(err, errDiffers) {
+		return ""
 	}
-	g.reason("%s: round %s: findings.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, findingsDiff(derived, r), clear)
+	return fmt.Sprintf("%s: round %s: findings.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, findingsDiff(derived, r), clear)
+}
+
+// errDiffers stops an encoding compared by sameBytes at its first
+// difference.
+var errDiffers = errors.New("differs")
+
+// sameBytes is a writer that compares what is written with want.
+type sameBytes struct {
+	want []byte
+	off  int
+}
+
+func (w *sameBytes) Write(p []byte) (int, error) {
+	if len(p) > len(w.want)-w.off || string(p) != string(w.want[w.off:w.off+len(p)]) {
+		return 0, errDiffers
+	}
+	w.off += len(p)
+	return len(p), nil
 }
 
 // findingsDiff says how findings.json differs from the derived findings:

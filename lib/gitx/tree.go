@@ -66,8 +66,7 @@ func parseTree(commit string, raw []byte) (*Tree, error) {
 	// One string for the whole listing: every path and object ID is a
 	// substring of it, not an allocation of its own.
 	out := string(raw)
-	n := strings.Count(out, "\x00")
-	t := &Tree{Commit: commit, blobs: make(map[string]Blob, n), dirs: make(map[string]struct{}, n/8+1), gitlinks: map[string]struct{}{}}
+	t := newTree(commit)
 	for len(out) > 0 {
 		rec, rest, _ := strings.Cut(out, "\x00")
 		out = rest
@@ -81,32 +80,44 @@ func parseTree(commit string, raw []byte) (*Tree, error) {
 		if tab < 0 || sp1 < 0 || sp2 <= sp1 {
 			return nil, fmt.Errorf("git ls-tree %s: unreadable entry %q", commit, rec)
 		}
-		var m Mode
-		switch rec[:sp1] {
-		case "100644":
-			m = Regular
-		case "100755":
-			m = Executable
-		case "120000":
-			m = Symlink
-		case "160000":
-			// A submodule is not in the copy: neither a location target nor
-			// a contract link target, and it adds no folder above it.
-			t.gitlinks[rec[tab+1:]] = struct{}{}
-			continue
-		default:
-			return nil, fmt.Errorf("git ls-tree %s: unknown mode %s", commit, rec[:sp1])
-		}
-		p := rec[tab+1:]
-		t.blobs[p] = Blob{Mode: m, ID: rec[sp2+1 : tab]}
-		for j := strings.LastIndexByte(p, '/'); j > 0; j = strings.LastIndexByte(p[:j], '/') {
-			if _, ok := t.dirs[p[:j]]; ok {
-				break // every folder above it is there already
-			}
-			t.dirs[p[:j]] = struct{}{}
+		if err := t.add(rec[:sp1], rec[sp2+1:tab], rec[tab+1:]); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil
+}
+
+func newTree(commit string) *Tree {
+	return &Tree{Commit: commit, blobs: map[string]Blob{}, dirs: map[string]struct{}{}, gitlinks: map[string]struct{}{}}
+}
+
+// add is one entry of ls-tree -r: its mode as ls-tree prints it, object ID
+// and path.
+func (t *Tree) add(mode, id, p string) error {
+	var m Mode
+	switch mode {
+	case "100644":
+		m = Regular
+	case "100755":
+		m = Executable
+	case "120000":
+		m = Symlink
+	case "160000":
+		// A submodule is not in the copy: neither a location target nor
+		// a contract link target, and it adds no folder above it.
+		t.gitlinks[p] = struct{}{}
+		return nil
+	default:
+		return fmt.Errorf("git ls-tree %s: unknown mode %s", t.Commit, mode)
+	}
+	t.blobs[p] = Blob{Mode: m, ID: id}
+	for j := strings.LastIndexByte(p, '/'); j > 0; j = strings.LastIndexByte(p[:j], '/') {
+		if _, ok := t.dirs[p[:j]]; ok {
+			break // every folder above it is there already
+		}
+		t.dirs[p[:j]] = struct{}{}
+	}
+	return nil
 }
 
 // Blob returns the blob entry at repository path p.

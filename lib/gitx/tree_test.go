@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -124,5 +125,55 @@ func TestG8_CountLines(t *testing.T) {
 		if ls := Lines([]byte(in)); strings.Join(ls, "\n") != in {
 			t.Errorf("Lines(%q) does not join back", in)
 		}
+	}
+}
+
+// Trees gives the Tree LoadTree gives, for many commits through one
+// cat-file process (the gate re-derives every round, docs/trust.md "The
+// gate"), and LoadTree's error for a commit the batch cannot read.
+func TestTrees_SameAsLoadTree(t *testing.T) {
+	dir := t.TempDir()
+	gitT(t, dir, "", "init", "-q")
+	write(t, dir, "app/main.go", "package main\n", 0o644)
+	write(t, dir, "app/deep/er/x.go", "x\n", 0o644)
+	write(t, dir, "tools/run.sh", "#!/bin/sh\n", 0o755)
+	write(t, dir, "한글/파일.md", "x\n", 0o644)
+	if err := os.Symlink("app/main.go", filepath.Join(dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "", "add", "-A")
+	gitT(t, dir, "", "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("1", 40)+",vendor/only/sub")
+	gitT(t, dir, "", "commit", "-q", "-m", "one")
+	one := gitT(t, dir, "", "rev-parse", "HEAD")
+	write(t, dir, "app/deep/er/y.go", "y\n", 0o644)
+	os.Remove(filepath.Join(dir, "tools/run.sh"))
+	gitT(t, dir, "", "add", "-A")
+	gitT(t, dir, "", "commit", "-q", "-m", "two")
+	two := gitT(t, dir, "", "rev-parse", "HEAD")
+
+	trees := NewTrees(dir)
+	defer trees.Close()
+	for _, c := range []string{one, two, one} {
+		want, err := LoadTree(dir, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := trees.Load(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Commit != want.Commit || !reflect.DeepEqual(got.blobs, want.blobs) || !reflect.DeepEqual(got.dirs, want.dirs) || !reflect.DeepEqual(got.gitlinks, want.gitlinks) {
+			t.Errorf("%s: Trees gives %+v, LoadTree %+v", c, got, want)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("0", 40), "--output=x", one + "\n" + two} {
+		_, want := LoadTree(dir, bad)
+		_, got := trees.Load(bad)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("Load(%q): %v, want LoadTree's %v", bad, got, want)
+		}
+	}
+	if err := trees.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }

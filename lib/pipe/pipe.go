@@ -575,3 +575,22 @@ func EncodeIndent(w io.Writer, v any) error {
 	bw.WriteByte('\n')
 	return bw.Flush()
 }
+
+// EncodeIndentWith writes the object v as MarshalIndent encodes it, with
+// its member key (which v encodes as null) replaced by list encoded an
+// element at a time: a record of many elements (findings.json) written
+// into its file as it is encoded, never built whole in memory
+// (docs/pipeline.md "Memory").
+func EncodeIndentWith(w io.Writer, v any, key string, list any) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	d := newIndenter(bw, "", "  ")
+	if err := splice(d, v, key, func() error { return encodeValue(d, list) }); err != nil {
+		return err
+	}
+	if err := d.flush(); err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+

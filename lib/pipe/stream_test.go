@@ -106,3 +106,32 @@ func TestReadPrunedSchema(t *testing.T) {
 		}
 	}
 }
+
+// EncodeIndentWith writes the bytes MarshalIndent gives the whole object,
+// its list streamed an element at a time (findings.json, docs/pipeline.md
+// "Memory").
+func TestEncodeIndentWithIsMarshalIndent(t *testing.T) {
+	type rec struct {
+		Schema string              `json:"schema"`
+		Items  []envelope.Finding  `json:"items"`
+		After  map[string][]string `json:"after"`
+	}
+	long := strings.Repeat("é\"\\\n\t<>&x", 30000)
+	for _, items := range [][]envelope.Finding{
+		{},
+		{{ID: "a-F1", Class: "defect", Claim: "x <y> & \"z\"", Location: "a.go:1"}},
+		{{ID: "a-F1", Claim: long}, {ID: "a-F2", Evidence: "\x00\u2028"}, {ID: "a-F3"}},
+	} {
+		want, err := MarshalIndent(rec{Schema: "s/v1", Items: items, After: map[string][]string{"k": {}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := EncodeIndentWith(&got, rec{Schema: "s/v1", After: map[string][]string{"k": {}}}, "items", items); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want) {
+			t.Errorf("%d items: got\n%.300s\nwant\n%.300s", len(items), got.String(), want)
+		}
+	}
+}

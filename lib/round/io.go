@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/pipe"
 )
 
@@ -23,6 +25,17 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return atomic.WriteFile(path, b, 0o644)
+}
+
+// WriteFindings writes findings.json of round name to w: the bytes
+// pipe.MarshalIndent gives Findings{Schema, name, findings}, encoded a
+// finding at a time as they are written (docs/pipeline.md "Memory": 60,000
+// findings make 70 MB of record, never built whole in memory).
+func WriteFindings(w io.Writer, name string, findings []envelope.Finding) error {
+	if findings == nil {
+		findings = []envelope.Finding{}
+	}
+	return pipe.EncodeIndentWith(w, Findings{Schema: Schema, Round: name}, "findings", findings)
 }
 
 // SHA256 returns the lowercase hex sha256 of b.

@@ -1,11 +1,15 @@
 package round
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/pipe"
 )
 
 func writeRound(t *testing.T, dir, findings string, finished bool, sum string) {
@@ -140,5 +144,28 @@ func TestListRoundsOrder(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "e,d,c,a,b" {
 		t.Fatalf("%v", names)
+	}
+}
+
+// WriteFindings writes the bytes MarshalIndent gives the whole record, for
+// none, one and many findings (the record Load holds to its sha256).
+func TestWriteFindings_IsMarshalIndent(t *testing.T) {
+	for _, fs := range [][]envelope.Finding{nil, {{ID: "a-F1", Class: "defect", Claim: "<x> & \"y\"\n"}},
+		{{ID: "a-F1", Evidence: strings.Repeat("é\\\"", 40000)}, {ID: "a-F2", CommittedClass: "defect"}}} {
+		want := fs
+		if want == nil {
+			want = []envelope.Finding{}
+		}
+		b, err := pipe.MarshalIndent(Findings{Schema: Schema, Round: "code-1", Findings: want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := WriteFindings(&got, "code-1", fs); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(b) {
+			t.Errorf("%d findings: got\n%.200s\nwant\n%.200s", len(fs), got.String(), b)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package round
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/jaekit/spar/lib/filekind"
@@ -25,24 +27,11 @@ const MaxRecord = 256 << 20
 // file is an error, in well under a second, never a hang or a read until
 // memory runs out. A missing file keeps os.ErrNotExist.
 func ReadFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openRecord(path)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s is a symbolic link, not a record spar wrote", filepath.Base(path))
-		}
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), filekind.Of(fi.Mode()))
-	}
-	if fi.Size() > MaxRecord {
-		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB a record may hold", filepath.Base(path), fi.Size(), MaxRecord>>20)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxRecord+1))
 	if err != nil {
 		return nil, err
@@ -51,4 +40,52 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s grew past the %d MiB a record may hold", filepath.Base(path), MaxRecord>>20)
 	}
 	return b, nil
+}
+
+// FileSHA256 is the sha256 of the record at path, read a piece at a time
+// with ReadFile's checks: how a recording's staged files are held to the
+// sha256 round.json names without reading one whole (docs/pipeline.md
+// "Memory").
+func FileSHA256(path string) (string, error) {
+	f, err := openRecord(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, MaxRecord+1))
+	if err != nil {
+		return "", err
+	}
+	if n > MaxRecord {
+		return "", fmt.Errorf("%s grew past the %d MiB a record may hold", filepath.Base(path), MaxRecord>>20)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// openRecord opens path for ReadFile and FileSHA256: without following a
+// final symbolic link, without blocking, a regular file of at most
+// MaxRecord bytes.
+func openRecord(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link, not a record spar wrote", filepath.Base(path))
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), filekind.Of(fi.Mode()))
+	}
+	if fi.Size() > MaxRecord {
+		f.Close()
+		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB a record may hold", filepath.Base(path), fi.Size(), MaxRecord>>20)
+	}
+	return f, nil
 }

@@ -6,7 +6,8 @@ package round
 //  1. Stage: every file it will publish (each changed <reviewer>/result.json,
 //     findings.json, summary.md and the final round.json) is written into
 //     <round>/.recording/, a folder of spar's scratch files that no reader
-//     reads. A crash here changes no record.
+//     reads, each streamed as it is produced (Stager). A crash here changes
+//     no record.
 //  2. Anchor: round.json is rewritten without finished_at and with
 //     "recording": the staged files by name and sha256 and the ledger lines
 //     to append (with the size and sha256 of the ledger they go after).
@@ -27,6 +28,8 @@ package round
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/jaekit/spar/lib/filekind"
@@ -70,20 +73,25 @@ type RecordingLedger struct {
 	Lines        []string `json:"lines"` // each one JSON line, without its newline
 }
 
-// Staged is one file of a recording before it is staged.
-type Staged struct {
-	Name string // path inside the round folder
-	Data []byte
+// Stager writes phase 1 of a recording: each file it will publish, in
+// publication order, streamed into .recording/ as it is produced (a record
+// is never built whole in memory, docs/pipeline.md "Memory"), then the
+// final round.json. Every staged file is written the way records are
+// (NAME.tmp, synced, renamed); its sha256 is taken on the way.
+type Stager struct {
+	dir    string
+	before func(string)
+	rec    *Recording
+	done   bool
 }
 
-// Stage writes phase 1 of a recording of the round folder dir: files (in
-// publication order) and the final round.json into a new .recording/, and
-// returns the Recording for round.json. ledgerLines are the lines to append;
-// the ledger is taken as it is now (up to its last newline: a partial last
-// line was never written and is cut when the lines are appended). before is
-// called with each step's name before its write (the crash test's hook; nil
-// for none). The caller holds the series lock.
-func Stage(dir string, files []Staged, final []byte, ledgerLines [][]byte, before func(string)) (*Recording, error) {
+// NewStager starts phase 1 of a recording of the round folder dir: a new,
+// empty .recording/ (whatever was there is scratch, round.json names no
+// recording), and the ledger as it is now (up to its last newline: a
+// partial last line was never written and is cut when the lines are
+// appended). before is called with each step's name before its write (the
+// crash test's hook; nil for none). The caller holds the series lock.
+func NewStager(dir string, before func(string)) (*Stager, error) {
 	if before == nil {
 		before = func(string) {}
 	}
@@ -100,9 +108,6 @@ func Stage(dir string, files []Staged, final []byte, ledgerLines [][]byte, befor
 	if rec.Ledger.Before == 0 {
 		rec.Ledger.BeforeSHA256 = SHA256(nil)
 	}
-	for _, l := range ledgerLines {
-		rec.Ledger.Lines = append(rec.Ledger.Lines, string(l))
-	}
 	stage := filepath.Join(dir, RecordingDir)
 	if err := os.RemoveAll(stage); err != nil {
 		return nil, err
@@ -110,20 +115,63 @@ func Stage(dir string, files []Staged, final []byte, ledgerLines [][]byte, befor
 	if err := os.Mkdir(stage, 0o755); err != nil {
 		return nil, err
 	}
-	for i, f := range files {
-		name := strconv.Itoa(i + 1)
-		before(RecordingDir + "/" + name + " (" + f.Name + ")")
-		if err := atomic.WriteFile(filepath.Join(stage, name), f.Data, 0o644); err != nil {
-			return nil, err
-		}
-		rec.Files = append(rec.Files, RecordingFile{Name: f.Name, Staged: name, SHA256: SHA256(f.Data)})
+	return &Stager{dir: dir, before: before, rec: rec}, nil
+}
+
+// Add stages the file that becomes name (a path inside the round folder):
+// write writes its bytes. It returns their sha256.
+func (s *Stager) Add(name string, write func(io.Writer) error) (string, error) {
+	if s.done {
+		return "", errors.New("the recording is already staged")
 	}
-	before(RecordingDir + "/" + RoundFile)
-	if err := atomic.WriteFile(filepath.Join(stage, RoundFile), final, 0o644); err != nil {
+	staged := strconv.Itoa(len(s.rec.Files) + 1)
+	s.before(RecordingDir + "/" + staged + " (" + name + ")")
+	sum, err := writeHashed(filepath.Join(s.dir, RecordingDir, staged), write)
+	if err != nil {
+		return "", err
+	}
+	s.rec.Files = append(s.rec.Files, RecordingFile{Name: name, Staged: staged, SHA256: sum})
+	return sum, nil
+}
+
+// Done stages the final round.json and returns the Recording for the
+// anchor (phase 2); ledgerLines are the lines to append, each one JSON line
+// without its newline.
+func (s *Stager) Done(final []byte, ledgerLines [][]byte) (*Recording, error) {
+	if s.done {
+		return nil, errors.New("the recording is already staged")
+	}
+	s.done = true
+	for _, l := range ledgerLines {
+		s.rec.Ledger.Lines = append(s.rec.Ledger.Lines, string(l))
+	}
+	s.before(RecordingDir + "/" + RoundFile)
+	if err := atomic.WriteFile(filepath.Join(s.dir, RecordingDir, RoundFile), final, 0o644); err != nil {
 		return nil, err
 	}
-	rec.Round = RecordingFile{Name: RoundFile, Staged: RoundFile, SHA256: SHA256(final)}
-	return rec, nil
+	s.rec.Round = RecordingFile{Name: RoundFile, Staged: RoundFile, SHA256: SHA256(final)}
+	return s.rec, nil
+}
+
+// Abandon removes what was staged: a recording refused before its anchor
+// leaves nothing behind (a .recording/ round.json does not name is scratch
+// anyway, removed by the next Finish).
+func (s *Stager) Abandon() error {
+	s.done = true
+	return os.RemoveAll(filepath.Join(s.dir, RecordingDir))
+}
+
+// writeHashed writes path atomically (atomic.WriteFunc) with what write
+// writes, and returns the sha256 of those bytes.
+func writeHashed(path string, write func(io.Writer) error) (string, error) {
+	h := sha256.New()
+	err := atomic.WriteFunc(path, 0o644, func(w io.Writer) error {
+		return write(io.MultiWriter(w, h))
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Finish does phase 3 of the recording round.json of dir names, if any, and
@@ -186,15 +234,15 @@ func publishStaged(dir string, f RecordingFile, before func(string)) error {
 	if err := realFolder(dir, filepath.Dir(f.Name)); err != nil {
 		return err
 	}
-	if b, err := ReadFile(target); err == nil && SHA256(b) == f.SHA256 {
+	if sum, err := FileSHA256(target); err == nil && sum == f.SHA256 {
 		return nil
 	}
 	staged := filepath.Join(dir, RecordingDir, f.Staged)
-	b, err := ReadFile(staged)
+	sum, err := FileSHA256(staged)
 	if err != nil {
 		return fmt.Errorf("the staged %s: %w", f.Name, err)
 	}
-	if SHA256(b) != f.SHA256 {
+	if sum != f.SHA256 {
 		return fmt.Errorf("the staged %s does not have the sha256 round.json names", f.Name)
 	}
 	before(f.Name)

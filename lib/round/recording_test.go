@@ -1,6 +1,8 @@
 package round
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +16,17 @@ func anchored(t *testing.T, dir string) {
 	t.Helper()
 	final := []byte(`{"schema":"review-round/v1","name":"code-1","finished_at":"x","findings_sha256":"y"}` + "\n")
 	lines := [][]byte{[]byte(`{"finding":"a-F1","disposition":"deferred","auto":true,"at":"t"}`), []byte(`{"finding":"a-F2","disposition":"deferred","auto":true,"at":"t"}`)}
-	rec, err := Stage(dir, []Staged{{Name: FindingsFile, Data: []byte("{}\n")}, {Name: "a/result.json", Data: []byte("{}")}}, final, lines, nil)
+	st, err := NewStager(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ name, data string }{{FindingsFile, "{}\n"}, {"a/result.json", "{}"}} {
+		sum, err := st.Add(f.name, func(w io.Writer) error { _, err := io.WriteString(w, f.data); return err })
+		if err != nil || sum != SHA256([]byte(f.data)) {
+			t.Fatalf("Add %s: %s %v", f.name, sum, err)
+		}
+	}
+	rec, err := st.Done(final, lines)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,5 +94,34 @@ func TestFinish_RefusesWhatSparDidNotWrite(t *testing.T) {
 				t.Errorf("Load: %v, want ErrRecording", err)
 			}
 		})
+	}
+}
+
+// A file whose writer fails is not staged, and Abandon leaves no
+// .recording/ behind: a recording refused before its anchor writes
+// nothing (docs/trust.md "Records").
+func TestStager_FailedWriteAndAbandon(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "code-1")
+	os.MkdirAll(dir, 0o755)
+	st, err := NewStager(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if _, err := st.Add(FindingsFile, func(w io.Writer) error { io.WriteString(w, "{"); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Add: %v, want boom", err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, RecordingDir))
+	if len(ents) != 0 {
+		t.Errorf(".recording/ holds %v after a failed write", ents)
+	}
+	if err := st.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, RecordingDir)); err == nil {
+		t.Errorf(".recording/ left behind by Abandon")
+	}
+	if _, err := st.Done([]byte("{}"), nil); err == nil {
+		t.Errorf("Done after Abandon staged a round.json")
 	}
 }

@@ -5,8 +5,10 @@
 package summary
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/jaekit/spar/lib/classify"
@@ -153,8 +155,17 @@ func strOr(p *string, none string) string {
 // Render returns summary.md of a round. t is the verdict line's tally
 // (VerdictLine); nil shows the counts only.
 func Render(rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry, t *Tally) []byte {
-	var b bytes.Buffer // its bytes are the result: no copy of a large summary
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	var b bytes.Buffer
+	RenderTo(&b, rec, findings, ledger, t) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// RenderTo writes summary.md of a round to out as it is rendered (a round
+// of 60,000 findings is never held whole as text, docs/pipeline.md
+// "Memory"); the error is out's first.
+func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, ledger []round.LedgerEntry, t *Tally) error {
+	b := bufio.NewWriterSize(out, 64<<10)
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 
 	w("# Review round %s\n\n", rec.Name)
 	w("%s\n\n", VerdictLine(rec, findings, t))
@@ -325,7 +336,7 @@ func Render(rec *round.Record, findings []envelope.Finding, ledger []round.Ledge
 			}
 		}
 	}
-	return b.Bytes()
+	return b.Flush()
 }
 
 func joinOr(list []string, none string) string {

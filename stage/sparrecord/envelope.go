@@ -13,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"syscall"
-	"unsafe"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/pipe"
@@ -130,7 +129,3 @@ func sameFile(path, s string) bool {
 	}
 	return true
 }
-
-// stringBytes is s's bytes without a copy, for a writer that only reads
-// them (atomic.WriteFile of a raw result).
-func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

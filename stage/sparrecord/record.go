@@ -115,16 +115,17 @@ type input struct {
 	Round     envelope.Round
 	Runs      []envelope.ReviewerRun
 	Results   []envelope.Result
-	Findings  []envelope.Finding
+	Findings  []envelope.Finding // decoded by loadFindings
+	env       *pipe.Envelope
 }
 
 func decode(env *pipe.Envelope) (*input, error) {
-	in := &input{RawConfig: env.Raw("config")}
+	in := &input{RawConfig: env.Raw("config"), env: env}
 	for _, k := range []struct {
 		key string
 		v   any
 	}{{"config", &in.Config}, {"run", &in.Run}, {"packet", &in.Packet}, {"round", &in.Round},
-		{"runs", &in.Runs}, {"results", &in.Results}, {"findings", &in.Findings}} {
+		{"runs", &in.Runs}, {"results", &in.Results}} {
 		get := env.Get
 		if k.key == "results" {
 			get = func(_ string, v any) error { return getResults(env, v.(*[]envelope.Result)) }
@@ -134,6 +135,19 @@ func decode(env *pipe.Envelope) (*input, error) {
 		}
 	}
 	return in, nil
+}
+
+// loadFindings decodes "findings", once the raw results are staged and
+// released: the two largest parts of the envelope are never held at once
+// (docs/pipeline.md "Memory").
+func (in *input) loadFindings() error {
+	if err := in.env.Get("findings", &in.Findings); err != nil {
+		return exitcode.New(exitcode.Config, "spar-record: stdin: "+err.Error())
+	}
+	if in.Findings == nil {
+		in.Findings = []envelope.Finding{}
+	}
+	return nil
 }
 
 // runRecord records the round of the envelope on stdin.
@@ -170,10 +184,11 @@ var foreignFiles = []string{round.FindingsFile, round.LedgerFile, round.SummaryF
 // crash rolls forward (docs/review-round.md §1, "Crashes roll forward"; lib/round
 // recording.go; docs/review-round.md §1):
 //
-//  1. stage, in <round>/.recording/: each reviewer's raw result that
-//     changed (<reviewer>/result.json, what a later `spar record`
-//     re-checks), findings.json, summary.md and the final round.json (with
-//     finished_at and findings.json's sha256);
+//  1. stage, in <round>/.recording/ (round.Stager, each file streamed as
+//     it is produced, docs/pipeline.md "Memory"): each reviewer's raw
+//     result that changed (<reviewer>/result.json, what a later `spar
+//     record` re-checks), findings.json, summary.md and the final
+//     round.json (with finished_at and findings.json's sha256);
 //  2. round.json without finished_at and with "recording" (the staged files'
 //     sha256s and the automatic deferrals to append): the recording has
 //     started, and from here on a reader sees a round whose recording is in
@@ -233,10 +248,6 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if err != nil {
 		return nil, err
 	}
-	configured := map[string]bool{}
-	for _, r := range rec.Reviewers {
-		configured[r.Name] = true
-	}
 	// A reviewer a rerun kept: spar-exec's round.json names the round where
 	// it completed, also when the run in the envelope does not.
 	for i := range rec.Reviewers {
@@ -256,38 +267,88 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 		// spar-exec recorded where the workspace is (docs/review-round.md "The workspace").
 		rec.Workspace = prev.Workspace
 	}
-	findings := in.Findings
-	if findings == nil {
-		findings = []envelope.Finding{}
+	// 1. stage, each file streamed into .recording/ as it is produced
+	// (docs/pipeline.md "Memory"); a recording given up before the anchor
+	// leaves no .recording/ behind.
+	pause := func(step string) { pauseBefore(stderr, step) }
+	st, err := round.NewStager(dir, pause)
+	if err != nil {
+		return nil, ioError(filepath.Join(dir, round.RecordingDir), err)
 	}
-	var staged []round.Staged
-	var written []string
+	plan, err := stage(st, in, rec, ledger)
+	if err != nil {
+		st.Abandon()
+		return nil, err
+	}
+	written := []string{}
+	for _, f := range plan.Files {
+		written = append(written, f.Name)
+		if f.Name == round.FindingsFile {
+			written = append(written, round.LedgerFile)
+		}
+	}
+	written = append(written, round.RoundFile)
+	// 2. the anchor: round.json names the recording.
+	rec.Recording = plan
+	pause(round.RoundFile + " (recording)")
+	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
+		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
+	}
+	// 3. publish.
+	if _, err := round.Finish(dir, pause); err != nil {
+		return nil, ioError(dir, err)
+	}
 
+	// 4. The workspace, once no reviewer can still need it (docs/review-round.md "The workspace"):
+	// nothing the gate or a later command reads is in it. A pending native
+	// reviewer keeps it until spar record records the last one. Failing to
+	// remove it loses nothing recorded: said, and pruned later.
+	if !rec.NeedsWorkspace() {
+		if _, err := workspace.RemoveFor(dir, rec.Workspace); err != nil {
+			fmt.Fprintf(stderr, "spar-record: workspace %s: not removed: %v\n", rec.Workspace, err)
+		}
+	}
+	pauseBefore(stderr, "exit")
+	return &envelope.Recorded{Round: dir, Files: written}, nil
+}
+
+// stage writes phase 1 of the recording into st: each reviewer's raw
+// result that changed, findings.json, summary.md and the final round.json
+// (with finished_at and findings.json's sha256), and returns the Recording
+// the anchor names: those files and the automatic deferrals to append.
+func stage(st *round.Stager, in *input, rec *round.Record, ledger []round.LedgerEntry) (*round.Recording, error) {
+	stageErr := func(err error) error { return ioError(filepath.Join(in.Round.Dir, round.RecordingDir), err) }
+	configured := map[string]bool{}
+	for _, r := range rec.Reviewers {
+		configured[r.Name] = true
+	}
 	// Raw results (buildRecord checked every name against G20 and the
-	// configured reviewers, so each is one safe folder name).
-	for _, r := range in.Runs {
+	// configured reviewers, so each is one safe folder name), each
+	// released once staged (docs/pipeline.md "Memory").
+	for i, r := range in.Runs {
 		if r.Result == nil || !configured[r.Reviewer] {
 			continue
 		}
 		name := filepath.Join(r.Reviewer, "result.json")
-		if sameFile(filepath.Join(dir, name), *r.Result) {
+		if sameFile(filepath.Join(in.Round.Dir, name), *r.Result) {
+			in.Runs[i].Result = nil
 			continue
 		}
-		staged = append(staged, round.Staged{Name: name, Data: stringBytes(*r.Result)})
-		written = append(written, name)
-	}
-	// The raw results are staged now: release the envelope's copies before
-	// the findings are encoded (docs/pipeline.md "Memory").
-	for i := range in.Runs {
+		if _, err := st.Add(name, func(w io.Writer) error { _, err := io.WriteString(w, *r.Result); return err }); err != nil {
+			return nil, stageErr(err)
+		}
 		in.Runs[i].Result = nil
 	}
-
-	fb, err := pipe.MarshalIndent(round.Findings{Schema: round.Schema, Round: rec.Name, Findings: findings})
-	if err != nil {
+	if err := in.loadFindings(); err != nil {
 		return nil, err
 	}
-	staged = append(staged, round.Staged{Name: round.FindingsFile, Data: fb})
-	written = append(written, round.FindingsFile)
+	findings := in.Findings
+	countFindings(rec, findings)
+
+	sum, err := st.Add(round.FindingsFile, func(w io.Writer) error { return round.WriteFindings(w, rec.Name, findings) })
+	if err != nil {
+		return nil, stageErr(err)
+	}
 
 	// Automatic deferrals (docs/review-round.md §7.3; G7: none for an unreadable
 	// location). A finding that already has a ledger line (an earlier
@@ -319,49 +380,24 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 
 	// The verdict line's open and closed counts are the gate's decision
 	// now (docs/review-round.md §9), with this round's records as staged.
-	tally := verdictTally(dir, &gate.Pending{Record: rec, Findings: findings, Ledger: ledger})
-	staged = append(staged, round.Staged{Name: round.SummaryFile, Data: summary.Render(rec, findings, ledger, tally)})
-	written = append(written, round.LedgerFile, round.SummaryFile)
+	tally := verdictTally(in.Round.Dir, &gate.Pending{Record: rec, Findings: findings, Ledger: ledger})
+	if _, err := st.Add(round.SummaryFile, func(w io.Writer) error { return summary.RenderTo(w, rec, findings, ledger, tally) }); err != nil {
+		return nil, stageErr(err)
+	}
 
-	// The final round.json, staged like the others.
+	// The final round.json, staged last.
 	fin := now().Format(time.RFC3339Nano)
-	sum := round.SHA256(fb)
 	published := *rec
 	published.FinishedAt, published.FindingsSHA256 = &fin, &sum
 	final, err := recordBytes(&published, in.RawConfig)
 	if err != nil {
 		return nil, err
 	}
-	written = append(written, round.RoundFile)
-
-	// 1. stage.
-	pause := func(step string) { pauseBefore(stderr, step) }
-	plan, err := round.Stage(dir, staged, final, lines, pause)
+	plan, err := st.Done(final, lines)
 	if err != nil {
-		return nil, ioError(filepath.Join(dir, round.RecordingDir), err)
+		return nil, stageErr(err)
 	}
-	// 2. the anchor: round.json names the recording.
-	rec.Recording = plan
-	pause(round.RoundFile + " (recording)")
-	if err := writeRecord(filepath.Join(dir, round.RoundFile), rec, in.RawConfig); err != nil {
-		return nil, ioError(filepath.Join(dir, round.RoundFile), err)
-	}
-	// 3. publish.
-	if _, err := round.Finish(dir, pause); err != nil {
-		return nil, ioError(dir, err)
-	}
-
-	// 4. The workspace, once no reviewer can still need it (docs/review-round.md "The workspace"):
-	// nothing the gate or a later command reads is in it. A pending native
-	// reviewer keeps it until spar record records the last one. Failing to
-	// remove it loses nothing recorded: said, and pruned later.
-	if !rec.NeedsWorkspace() {
-		if _, err := workspace.RemoveFor(dir, rec.Workspace); err != nil {
-			fmt.Fprintf(stderr, "spar-record: workspace %s: not removed: %v\n", rec.Workspace, err)
-		}
-	}
-	pauseBefore(stderr, "exit")
-	return &envelope.Recorded{Round: dir, Files: written}, nil
+	return plan, nil
 }
 
 // recordedBefore reports whether spar-record wrote round.json before: a
@@ -386,7 +422,8 @@ type checked struct {
 	Limits          *string           `json:"limits"`
 }
 
-// buildRecord is round.json from the envelope (without finished_at).
+// buildRecord is round.json from the envelope (without finished_at and
+// the findings' counts, countFindings).
 func buildRecord(in *input) (*round.Record, error) {
 	runs := map[string]envelope.ReviewerRun{}
 	for _, r := range in.Runs {
@@ -400,13 +437,7 @@ func buildRecord(in *input) (*round.Record, error) {
 	for _, s := range in.Run.Standpoints {
 		standpoint[s.Reviewer] = s.Text
 	}
-	perReviewer := map[string]int{}
-	for _, f := range in.Findings {
-		perReviewer[f.Reviewer]++
-	}
-
 	rec := round.New(&in.Run, &in.Packet, in.Config, in.Round)
-	rec.Counts = summary.CountClasses(in.Findings)
 
 	for _, cr := range in.Config.Reviewers {
 		// G20: the name is a folder of the round; never a path.
@@ -434,7 +465,6 @@ func buildRecord(in *input) (*round.Record, error) {
 			Attempts:       nonNil(run.Attempts),
 			Resets:         run.Resets,
 			Warnings:       nonNil(run.Warnings),
-			Findings:       perReviewer[cr.Name],
 			CompletedIn:    run.CompletedIn,
 			RunStatus:      run.Status,
 			RunReason:      run.Reason,
@@ -478,6 +508,18 @@ func buildRecord(in *input) (*round.Record, error) {
 	rec.StandpointsUncovered = uncovered(rec)
 	rec.SumUsage() // usage totals from the attempts (docs/review-round.md §7.1)
 	return rec, nil
+}
+
+// countFindings sets round.json's counts per class and per reviewer.
+func countFindings(rec *round.Record, findings []envelope.Finding) {
+	perReviewer := map[string]int{}
+	for _, f := range findings {
+		perReviewer[f.Reviewer]++
+	}
+	rec.Counts = summary.CountClasses(findings)
+	for i := range rec.Reviewers {
+		rec.Reviewers[i].Findings = perReviewer[rec.Reviewers[i].Name]
+	}
 }
 
 // uncovered is standpoints_uncovered: reviewers with a standpoint and no
