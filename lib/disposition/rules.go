@@ -142,7 +142,7 @@ var Rules = []Rule{
 			{Options: []string{OptCommit}},
 			{Options: []string{OptFailedBefore, OptPassedAfter}, Classes: []string{envelope.ClassDefect}, Stage: "code"},
 		},
-		Note: "(G27)",
+		Note: "(a revision git resolves)",
 	},
 	{
 		Disposition: Answered,

@@ -232,6 +232,11 @@ func Exit(stderr io.Writer, stage string, err error) int {
 		if driven {
 			sub := name[strings.LastIndexByte(name, ' ')+1:]
 			msg = strings.TrimPrefix(msg, sub+": ")
+			// `spar record` runs `spar-record load`: the one stage
+			// command the driver runs under another name.
+			if sub == "record" {
+				msg = strings.TrimPrefix(msg, "load: ")
+			}
 		}
 		switch {
 		case ee.Msg == "":

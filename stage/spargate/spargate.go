@@ -117,6 +117,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if helpWanted(args[:1]) || (len(args) > 1 && helpWanted(args[1:])) {
+		// Under the driver (`spar gate --help`) the help of that one
+		// command, in the driver's words; alone, every command's usage.
+		if h, ok := commandHelp[args[0]]; ok && cli.Command(name) != name {
+			fmt.Fprint(stdout, h)
+			return nil
+		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	}

@@ -9,13 +9,14 @@ import (
 
 const extendUsage = `usage: spar extend SERIES --stage plan|plan-delta|code --by N [--cause C] [--reason R]
 
-Appends one line {stage, by, cause?, reason?, at} to SERIES/extensions.jsonl
-and prints it: the stage's cap grows by N (G31).
+Lets a series count N more rounds of a stage than its cap (the user's call,
+when a change needs more reviewing): appends one line {stage, by, cause?,
+reason?, at} to SERIES/extensions.jsonl and prints it.
   --by N       an integer of 1 or more
   --cause C    code only, required: churn, recurring, unrelated, hardening, other
   --reason R   code only; required when --by is 2 or more or --cause is other
-SERIES must be ignored by every Git repository that contains it (G28); it is
-created when it does not exist yet.
+SERIES must be ignored by every Git repository that contains it (e.g. by
+reviews/ in .gitignore); it is created when it does not exist yet.
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
 

@@ -15,11 +15,14 @@ import (
 // needs.
 var triageUsage = `usage: spar triage ROUND FINDING --as DISPOSITION [options]
 
-Appends one line to ROUND/ledger.jsonl and prints it. The last line for a
-finding decides its disposition.
+Records what happened to a finding (fixed, rejected, a duplicate, …):
+appends one line to ROUND/ledger.jsonl and prints it. The last line for a
+finding decides its disposition, and the gate counts the finding closed
+only when that line holds what the table below asks for.
 
 ` + disposition.UsageTable() + `
-A text that is empty after trimming counts as not given (G30).
+A text that is empty after trimming counts as not given. --user-quote is
+the user's words, as the user said them: an agent never writes its own.
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
 

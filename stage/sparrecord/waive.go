@@ -9,9 +9,11 @@ import (
 
 const waiveUsage = `usage: spar waive ROUND --reviewer NAME --user-quote Q
 
-Appends one line {reviewer, preset, user_quote, at} to ROUND/waivers.jsonl
-and prints it. NAME must be a required reviewer of that round (G20, literal
-comparison); Q is the user's words and must not be blank (G30).
+Lets the gate pass without a review by the required reviewer NAME, in the
+user's own words (say, when that reviewer's service is down): appends one
+line {reviewer, preset, user_quote, at} to ROUND/waivers.jsonl and prints it.
+NAME must be a required reviewer of that round, spelled as configured; Q is
+what the user said, never the agent's words, and must not be blank.
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
 
