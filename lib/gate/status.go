@@ -479,4 +479,3 @@ func short(id string) string {
 	}
 	return id
 }
-

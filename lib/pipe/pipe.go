@@ -593,4 +593,3 @@ func EncodeIndentWith(w io.Writer, v any, key string, list any) error {
 	bw.WriteByte('\n')
 	return bw.Flush()
 }
-
