@@ -194,7 +194,7 @@ func TestG13_Reason(t *testing.T) {
 // `spar-exec check-refusal` feeds exactly the texts of input-forms.json and
 // expects exactly their results.
 func TestG13_InspectScriptMatchesInputForms(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "script", "inspect", "g13_input_forms.txtar"))
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "e2e", "script", "testdata", "g10_g14", "g13_input_forms.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}

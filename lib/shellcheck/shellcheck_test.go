@@ -64,7 +64,7 @@ func TestG11_InputForms(t *testing.T) {
 // `spar-exec check-shell` feeds exactly the lines of input-forms.json and
 // expects exactly their verdicts, so the binary is held to the same forms.
 func TestG11_InspectScriptMatchesInputForms(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "script", "inspect", "g11_input_forms.txtar"))
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "e2e", "script", "testdata", "g10_g14", "g11_input_forms.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
