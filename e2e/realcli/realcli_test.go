@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/jaekit/spar/lib/sandbox"
+	"github.com/jaekit/spar/stage"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )
@@ -57,35 +58,53 @@ func exePath(c CLI) (string, string) {
 
 var binDir string
 
+// TestMain makes this test binary every stage (testscript.Main runs a
+// stage's Main when started under its name; stage.Mains), so no test
+// builds the stages; the reviewer sandbox's launcher re-execs it
+// (docs/sandbox.md), so sandbox.Main comes first.
 func TestMain(m *testing.M) {
+	sandbox.Main()
+	cmds := make(map[string]func(), len(stage.Mains))
+	for name, main := range stage.Mains {
+		cmds[name] = func() { os.Exit(main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+	}
+	testscript.Main(setup{m}, cmds)
+}
+
+// setup installs the stages and the driver in a folder of their own
+// around the tests.
+type setup struct{ m *testing.M }
+
+func (s setup) Run() int {
 	dir, err := os.MkdirTemp("", "spar-realcli-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
-	code := 1
-	if err := build(dir); err != nil {
+	defer os.RemoveAll(dir)
+	if err := install(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-	} else {
-		binDir = dir
-		code = m.Run()
+		return 1
 	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	binDir = dir
+	return s.m.Run()
 }
 
-// build builds the spar stages and copies the driver into dir.
-func build(dir string) error {
+// install links the stages testscript.Main put on PATH into dir and copies
+// the driver there.
+func install(dir string) error {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./spar-config", "./spar-packet",
-		"./spar-exec", "./spar-check", "./spar-classify", "./spar-record", "./spar-gate")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building the stages: %v", err)
+	for name := range stage.Mains {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return fmt.Errorf("stage %s: not on PATH: %v", name, err)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, name)); err != nil {
+			return err
+		}
 	}
 	drv, err := os.ReadFile(filepath.Join(root, "spar"))
 	if err != nil {

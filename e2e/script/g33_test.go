@@ -323,7 +323,7 @@ func TestG33_ConcurrentRunsRespectTheCap(t *testing.T) {
 	}
 }
 
-// TestG33_FiftyConcurrentWritesLandOnceEach: issue 6 item 5.
+// TestG33_FiftyConcurrentWritesLandOnceEach: G33, docs/review-round.md §8.5.
 func TestG33_FiftyConcurrentWritesLandOnceEach(t *testing.T) {
 	series, dir := writeSeries(t)
 	const n = 50

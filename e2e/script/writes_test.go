@@ -132,7 +132,7 @@ func files(series, dir string) map[string]string {
 	}
 }
 
-// TestCrash_WritesKilledAtAnyPoint: issue 6 item 4 for triage, waive and
+// TestCrash_WritesKilledAtAnyPoint: docs/review-round.md §8.5 for triage, waive and
 // extend. Writes are SIGKILLed at random points (before the lock, while
 // waiting, holding it before or after the append). Afterwards every line
 // reads back, no line is doubled, every write that reported success is
