@@ -205,7 +205,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
 	for _, l := range rep.Lines() {
-		fmt.Fprintln(stderr, name+": "+l)
+		fmt.Fprintln(stderr, cli.Command(name)+": "+l)
 	}
 	if rep.Record.State == gate.Blocked {
 		return exitcode.New(exitcode.Blocked, "")
