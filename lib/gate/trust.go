@@ -170,25 +170,25 @@ func (g *gate) noReview(s *seriesData) {
 // The rounds are re-derived in parallel, one worker per processor; their
 // reasons are given in series order.
 func (g *gate) rederive(s *seriesData) {
-	var todo []*roundData
+	var work []*roundData
 	for _, r := range s.rounds {
 		if r.state == published && !r.rec.DryRun {
-			todo = append(todo, r)
+			work = append(work, r)
 		}
 	}
-	reasons := make([]string, len(todo))
+	reasons := make([]string, len(work))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(todo)); w++ {
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(work)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				reasons[i] = g.rederiveRound(s, todo[i])
+				reasons[i] = g.rederiveRound(s, work[i])
 			}
 		}()
 	}
-	for i := range todo {
+	for i := range work {
 		next <- i
 	}
 	close(next)

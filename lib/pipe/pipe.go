@@ -414,26 +414,9 @@ func decodeElem(el Value, p any) error {
 	// Every member but the string results, decoded as one object; the
 	// last result (the one encoding/json keeps) decoded on its own.
 	var small bytes.Buffer
-	small.WriteByte('{')
-	first := true
-	for _, m := range ms {
-		if m.Key == "result" {
-			continue
-		}
-		if !first {
-			small.WriteByte(',')
-		}
-		first = false
-		k, _ := json.Marshal(m.Key)
-		small.Write(k)
-		small.WriteByte(':')
-		b, err := m.Bytes()
-		if err != nil {
-			return err
-		}
-		small.Write(b)
+	if err := WriteObjectWithout(&small, ms, "result"); err != nil {
+		return err
 	}
-	small.WriteByte('}')
 	if err := json.Unmarshal(small.Bytes(), rr); err != nil {
 		return el.Decode(p)
 	}

@@ -528,3 +528,31 @@ func (s *scanner) key(c byte) (string, byte, error) {
 	}
 	return k, c, nil
 }
+
+// WriteObjectWithout writes to b the object of the members ms, leaving out
+// every member named skip, each other member's key and value as they lie.
+// It is how a reader sets aside one large member of an object (a raw
+// result, a result's findings) and decodes the rest as one small object.
+func WriteObjectWithout(b *bytes.Buffer, ms []Member, skip string) error {
+	b.WriteByte('{')
+	first := true
+	for _, m := range ms {
+		if m.Key == skip {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(m.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := m.Bytes()
+		if err != nil {
+			return err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return nil
+}

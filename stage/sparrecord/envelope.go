@@ -81,26 +81,9 @@ func withoutFindings(el pipe.Value) ([]byte, bool) {
 		if err != nil {
 			return nil, false
 		}
-		b.WriteByte('{')
-		first := true
-		for _, rm := range rms {
-			if rm.Key == "findings" {
-				continue
-			}
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			k, _ := json.Marshal(rm.Key)
-			b.Write(k)
-			b.WriteByte(':')
-			v, err := rm.Bytes()
-			if err != nil {
-				return nil, false
-			}
-			b.Write(v)
+		if err := pipe.WriteObjectWithout(&b, rms, "findings"); err != nil {
+			return nil, false
 		}
-		b.WriteByte('}')
 	}
 	b.WriteByte('}')
 	return b.Bytes(), true
