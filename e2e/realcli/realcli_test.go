@@ -9,18 +9,16 @@
 package realcli
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/jaekit/spar/e2e/internal/scripttest"
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/stage"
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/tidwall/gjson"
 )
 
 // CLI is one pinned reviewer CLI: its npm package, version and the path of
@@ -136,7 +134,7 @@ func need(t *testing.T, name string) string {
 // cmds are the custom script commands; each mock's file adds its own in an
 // init function. testdata/README.md lists every one.
 var cmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"json": cmdJSON,
+	"json": scripttest.JSON,
 }
 
 // params is the setup shared by the script groups: spar's binaries first on
@@ -156,16 +154,7 @@ func params(dir, cliExe string) testscript.Params {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("CLI", cliExe)
-			env.Setenv("GIT_AUTHOR_NAME", "spar test")
-			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_COMMITTER_NAME", "spar test")
-			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
-			env.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
-			return os.WriteFile(filepath.Join(home, ".gitconfig"),
-				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
+			return scripttest.GitEnv(env, filepath.Join(home, ".gitconfig"))
 		},
 		Cmds: cmds,
 		// [landlock]: the kernel offers Landlock, so spar's sandbox
@@ -192,38 +181,3 @@ func runGroup(t *testing.T, name string) {
 
 func TestClaude(t *testing.T) { t.Parallel(); runGroup(t, "claude") }
 func TestCodex(t *testing.T)  { t.Parallel(); runGroup(t, "codex") }
-
-// cmdJSON is `json FILE PATH [WANT]`: the gjson PATH of FILE exists,
-// or equals WANT (JSON, else a string), as the fast tests' command.
-func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: json FILE PATH [WANT]")
-	}
-	data := ts.ReadFile(args[0])
-	if !gjson.Valid(data) {
-		ts.Fatalf("%s is not JSON", args[0])
-	}
-	r := gjson.Get(data, args[1])
-	if len(args) == 2 {
-		if r.Exists() == neg {
-			ts.Fatalf("json %s %s: exists=%v", args[0], args[1], r.Exists())
-		}
-		return
-	}
-	want := args[2]
-	if !json.Valid([]byte(want)) {
-		b, _ := json.Marshal(want)
-		want = string(b)
-	}
-	compact := func(s string) string {
-		var b bytes.Buffer
-		if json.Compact(&b, []byte(s)) != nil {
-			return s
-		}
-		return b.String()
-	}
-	got := compact(r.Raw)
-	if eq := r.Exists() && got == compact(want); eq == neg {
-		ts.Fatalf("json %s %s:\n got: %s\nwant: %s", args[0], args[1], got, compact(want))
-	}
-}

@@ -5,20 +5,17 @@ package script
 // cmds_*_test.go, sandbox_test.go (sleeping), sarif_test.go (sarif-valid).
 
 import (
-	"bytes"
-	"encoding/json"
-	"strings"
 	"syscall"
 
+	"github.com/jaekit/spar/e2e/internal/scripttest"
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/tidwall/gjson"
 )
 
 // scriptCmds is every custom command the scripts may use, by name.
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		// JSON and files (this file, cmds_config_test.go, cmds_gate_test.go).
-		"json":     cmdJSON,
+		"json":     scripttest.JSON,
 		"jsonsame": cmdJSONSame,
 		"exitcode": cmdExitcode,
 		"mkfifo":   cmdMkfifo,
@@ -41,55 +38,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	}
 }
 
-// json FILE PATH WANT: the gjson PATH of the JSON in FILE ("stdout" and
-// "stderr" mean the last command's output), compacted, equals WANT. WANT is
-// JSON; a bare word that is not JSON is compared as a string.
-// json FILE PATH (one fewer argument) only asserts that PATH exists.
-func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: json FILE PATH [WANT]")
-	}
-	var data string
-	switch args[0] {
-	case "stdout":
-		data = ts.ReadFile("stdout")
-	case "stderr":
-		data = ts.ReadFile("stderr")
-	default:
-		data = ts.ReadFile(args[0])
-	}
-	if !gjson.Valid(data) {
-		ts.Fatalf("%s is not JSON", args[0])
-	}
-	r := gjson.Get(data, args[1])
-	if len(args) == 2 {
-		if r.Exists() == neg {
-			ts.Fatalf("json %s %s: exists=%v", args[0], args[1], r.Exists())
-		}
-		return
-	}
-	want := args[2]
-	if !json.Valid([]byte(want)) {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(want)
-		want = strings.TrimSpace(b.String())
-	}
-	got := compact(r.Raw)
-	eq := r.Exists() && got == compact(want)
-	if eq == neg {
-		ts.Fatalf("json %s %s:\n got: %s\nwant: %s%s", args[0], args[1], got, map[bool]string{true: "(not) ", false: ""}[neg], compact(want))
-	}
-}
-
-func compact(s string) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		return strings.TrimSpace(s)
-	}
-	return b.String()
-}
+// compact is s as compact JSON (scripttest.Compact).
+func compact(s string) string { return scripttest.Compact(s) }
 
 func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args {

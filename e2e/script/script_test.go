@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jaekit/spar/e2e/internal/scripttest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -55,22 +56,13 @@ func Params(dir string) testscript.Params {
 				// (docs/sandbox.md), the others as before.
 				env.Setenv("SPAR_SANDBOX", "off")
 			}
-			env.Setenv("GIT_AUTHOR_NAME", "spar test")
-			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_COMMITTER_NAME", "spar test")
-			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
-			env.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(env.WorkDir, ".gitconfig"))
 			// Outside $WORK, which scripts often make a repository.
 			cache, err := os.MkdirTemp(cacheDir, "script-")
 			if err != nil {
 				return err
 			}
 			env.Setenv("XDG_CACHE_HOME", cache)
-			return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig"),
-				[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = spar test\n\temail = test@example.invalid\n"), 0o644)
+			return scripttest.GitEnv(env, filepath.Join(env.WorkDir, ".gitconfig"))
 		},
 		Cmds:      scriptCmds(),
 		Condition: sandboxCondition(true),
