@@ -211,12 +211,12 @@ func (g *gate) findings(s *seriesData) {
 		c.Open++
 		if errors.Is(res, errNotAncestor) {
 			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the head %s does not contain", v.commit, s.head), hint, true)
-			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint, true)
 			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
 				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"))
 			g.menu(f.Class)
 			continue
 		}
+		g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint, true)
 		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: triage it again: %s",
 			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint)
 		g.menu(f.Class)

@@ -290,3 +290,29 @@ func TestStatusEmptySeries(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A fix the gate's head does not contain and a fix commit that does not
+// resolve are open, each with its own why.
+func TestStatusWhyOfAFixThatDoesNotClose(t *testing.T) {
+	series, c := statusSeries(t)
+	repo := filepath.Join(filepath.Dir(filepath.Dir(series)), "repo")
+	if out, err := exec.Command("git", "-C", repo, "update-ref", "refs/heads/main", c[1]).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	const nowhere = "0123456789abcdef0123456789abcdef01234567"
+	appendLedger(t, filepath.Join(series, "code-2"), round.LedgerEntry{Finding: "claude-F1", Disposition: "fixed", Commit: nowhere, FailedBefore: "go test ./x failed", PassedAfter: "go test ./x passed"})
+	why := map[string]string{}
+	for _, f := range mustStatus(t, series).Findings {
+		if f.Open {
+			why[f.Round+"/"+f.ID] = f.Why
+		}
+	}
+	want := map[string]string{
+		"code-1/codex-F1":  "no disposition",
+		"code-1/codex-F2":  "fixed by the commit " + c[2] + ", which the head " + c[1] + " does not contain",
+		"code-2/claude-F1": "fixed by the commit " + nowhere + ", which does not resolve to a commit",
+	}
+	if !reflect.DeepEqual(why, want) {
+		t.Errorf("open findings %q\nwant %q", why, want)
+	}
+}
