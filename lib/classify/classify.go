@@ -11,23 +11,9 @@ import (
 	"github.com/jaekit/spar/lib/resultcheck"
 )
 
-// item is one finding as the reviewer gave it (G5).
-type item struct {
-	ID                 string  `json:"id"`
-	ProposedClass      string  `json:"proposed_class"`
-	Angle              string  `json:"angle"`
-	Location           string  `json:"location"`
-	Claim              string  `json:"claim"`
-	FailureScenario    string  `json:"failure_scenario"`
-	Evidence           string  `json:"evidence"`
-	LinkKind           string  `json:"link_kind"`
-	Link               string  `json:"link"`
-	IntroducedByChange string  `json:"introduced_by_change"`
-	Regression         string  `json:"regression"`
-	CheckImpact        string  `json:"check_impact"`
-	Confidence         string  `json:"confidence"`
-	SmallestFix        *string `json:"smallest_fix"`
-}
+// item is one finding as the reviewer gave it (G5): lib/resultcheck's
+// reading of it.
+type item = resultcheck.Finding
 
 // The enumerations classification reads (Review round section 3), as
 // lib/resultcheck defines them. spar-check has already checked them (G5); a
@@ -59,6 +45,38 @@ func ClassifyWith(run *envelope.Run, results []envelope.Result, load func(repo, 
 	items, err := decode(results)
 	if err != nil {
 		return nil, err
+	}
+	ix, err := newIndex(run, load)
+	if err != nil {
+		return nil, err
+	}
+	return ix.classify(items)
+}
+
+// Checked is one reviewer's findings as lib/resultcheck read them from its
+// result (resultcheck.CheckFindings): a completed reviewer's, in the order
+// reported.
+type Checked struct {
+	Reviewer string
+	Findings []resultcheck.Finding
+}
+
+// ClassifyChecked is ClassifyWith for findings the result check already
+// read: the gate re-derives every round's findings this way, without
+// decoding each result a second time. reviewers are the completed
+// reviewers, in reviewer order; a name twice is refused as Classify
+// refuses it.
+func ClassifyChecked(run *envelope.Run, reviewers []Checked, load func(repo, commit string) (*gitx.Tree, error)) ([]envelope.Finding, error) {
+	var items []entry
+	seen := map[string]bool{}
+	for ri, rv := range reviewers {
+		if seen[rv.Reviewer] {
+			return nil, &InputError{fmt.Sprintf("/results/%d/reviewer", ri), fmt.Sprintf("%q appears twice", rv.Reviewer)}
+		}
+		seen[rv.Reviewer] = true
+		for fi, f := range rv.Findings {
+			items = append(items, entry{Reviewer: rv.Reviewer, N: fi + 1, item: f})
+		}
 	}
 	ix, err := newIndex(run, load)
 	if err != nil {

@@ -84,7 +84,8 @@ func run(o Options) *gate {
 		Growth:             []Growth{},
 		PreviousGateDigest: o.PreviousGateDigest,
 	}
-	g := &gate{opts: o, rec: rec, states: map[*roundData]map[string]sarif.State{}}
+	g := &gate{opts: o, rec: rec, states: map[*roundData]map[string]sarif.State{}, rederiving: true}
+	defer g.closeTrees()
 	g.collect()
 	g.decide()
 	if len(rec.Reasons) == 0 {
@@ -101,10 +102,13 @@ func run(o Options) *gate {
 func Decide(o Options) *Record { return run(o).rec }
 
 type gate struct {
-	opts   Options
-	rec    *Record
-	series []*seriesData
-	listed []*listedRound
+	opts Options
+	// rederiving: the rounds of each series are derived again as they are
+	// read (trust.go); the verdict line's tally (RoundVerdict) does not.
+	rederiving bool
+	rec        *Record
+	series     []*seriesData
+	listed     []*listedRound
 	// states is what the gate decided about each finding of each listed,
 	// published round: the SARIF export's suppressions.
 	states map[*roundData]map[string]sarif.State
@@ -231,7 +235,11 @@ func (g *gate) collect() {
 		for _, l := range s.listed {
 			abs = append(abs, l.abs)
 		}
-		rounds, extra := readSeries(s.abs, abs)
+		var derive func(*roundData) []envelope.Finding
+		if g.rederiving {
+			derive = g.deriveRound
+		}
+		rounds, extra := readSeries(s.abs, abs, derive)
 		if p := g.pending; p != nil && filepath.Dir(p.abs) == s.abs {
 			for i, r := range rounds {
 				if r.abs == p.abs {
@@ -337,7 +345,6 @@ func (g *gate) decide() {
 		g.rec.Rounds = append(g.rec.Rounds, ref)
 	}
 	g.resolveHeads()
-	defer g.closeTrees()
 	fix := g.fixedList()
 	for _, s := range g.series {
 		g.listedProblems(s, fix)

@@ -46,7 +46,7 @@ func TestG27_FixedCommitContained(t *testing.T) {
 func readRecordForTest(dirs []string) ([]string, error) {
 	var out []string
 	for i, d := range dirs {
-		r := readRound(d)
+		r := readRound(d, nil)
 		if r.state != published {
 			return nil, r.err
 		}

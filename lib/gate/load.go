@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
 )
 
@@ -48,6 +49,9 @@ type roundData struct {
 	// pending: a round spar-record is recording, read from memory
 	// (RoundVerdict), never from its folder.
 	pending bool
+	// derivation is what re-deriving the round's findings gave (trust.go),
+	// for the rounds the gate re-derives.
+	derivation derivation
 }
 
 // dryRun: a round.json that says dry run but does not read as one (G32) is
@@ -61,6 +65,12 @@ type finding = round.FindingHead
 // round.json names), ledger.jsonl and waivers.jsonl. It never fails: what
 // went wrong is kept in the state.
 //
+// With derive (the gate's re-derivation, trust.go), a round that is not a
+// dry run has round.json read whole and its findings derived again as it is
+// read; when findings.json is the derivation's bytes, the finding heads are
+// taken from the derived findings instead of being parsed from the file
+// (the same values, read once).
+//
 // Publication is lib/round's rule (round.Publication, as round.Load applies
 // it), with lib/round's fast readers (round.ReadHead, ParseFindingHeads,
 // ReadLedger), so that findings.json is read once and only the fields the
@@ -69,7 +79,7 @@ type finding = round.FindingHead
 // without finished_at, another findings.json than round.json names, staged
 // writes round.json does not name) is unreadable here, never left out
 // silently (G32).
-func readRound(dir string) *roundData {
+func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundData {
 	d := &roundData{abs: dir, name: filepath.Base(dir)}
 	rec, err := round.ReadHead(dir)
 	if err != nil {
@@ -95,10 +105,26 @@ func readRound(dir string) *roundData {
 		d.state, d.err = unreadable, errors.New("round.json names the round "+quote(rec.Name)+", not its folder "+quote(d.name))
 		return d
 	}
-	finds, err := round.ParseFindingHeads(b)
-	if err != nil {
-		d.state, d.err = unreadable, err
-		return d
+	var finds []finding
+	if derive != nil && !rec.DryRun {
+		d.findingsRaw = b
+		if !fullRecord(d) {
+			return d
+		}
+		rec = d.rec
+		if derived := derive(d); derived != nil {
+			finds = make([]finding, len(derived))
+			for i := range derived {
+				finds[i] = round.HeadOf(&derived[i])
+			}
+		}
+	}
+	if finds == nil {
+		finds, err = round.ParseFindingHeads(b)
+		if err != nil {
+			d.state, d.err = unreadable, err
+			return d
+		}
 	}
 	if got := countClasses(finds); got != rec.Counts {
 		// spar-record writes counts from the same findings: a findings.json
@@ -188,7 +214,10 @@ func pathFreeOrNil(err error) error {
 // followed, any record counts) and the listed folders that are not among
 // them, in parallel, each once. The series' rounds come back in series
 // order (round.Before).
-func readSeries(series string, listed []string) (rounds []*roundData, extra map[string]*roundData) {
+//
+// derive, when not nil, re-derives each round of the series as it is read
+// (readRound); the listed folders outside the series are read without it.
+func readSeries(series string, listed []string, derive func(*roundData) []envelope.Finding) (rounds []*roundData, extra map[string]*roundData) {
 	dirs, _ := round.Folders(series)
 	inSeries := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
@@ -210,10 +239,14 @@ func readSeries(series string, listed []string) (rounds []*roundData, extra map[
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r := readRound(all[i])
+				if i < len(dirs) && derive != nil {
+					read[i] = readRound(all[i], derive)
+					continue
+				}
+				r := readRound(all[i], nil)
 				if r.state == published && !r.rec.DryRun {
-					// Every published round is re-derived (trust.go):
-					// its round.json is read whole.
+					// Read whole as the gate reads it (a config whose
+					// digest does not follow is unreadable everywhere).
 					fullRecord(r)
 				}
 				read[i] = r

@@ -12,10 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
@@ -164,40 +162,34 @@ func (g *gate) noReview(s *seriesData) {
 // latest's (an open defect blocks, a disposition closes it), so none is
 // taken on its sha256 and counts alone.
 //
-// It stays linear: the trees of all the series' commits come from one git
-// process per repository (gitx.Trees), each tree object read once.
-//
-// The rounds are re-derived in parallel, one worker per processor; their
-// reasons are given in series order.
+// The derivation itself runs as each round is read (deriveRound, called by
+// readSeries' workers, one per processor), so that a round's records are
+// read once; this gives its reasons, in series order. It stays linear: the
+// trees of all the series' commits come from one git process per
+// repository (gitx.Trees), each tree object read once.
 func (g *gate) rederive(s *seriesData) {
-	var work []*roundData
 	for _, r := range s.rounds {
-		if r.state == published && !r.rec.DryRun {
-			work = append(work, r)
+		if r.state != published || r.rec.DryRun || r.pending {
+			continue
 		}
-	}
-	reasons := make([]string, len(work))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(work)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				reasons[i] = g.rederiveRound(s, work[i])
-			}
-		}()
-	}
-	for i := range work {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, line := range reasons {
-		if line != "" {
-			g.reason("%s", line)
+		problem := r.derivation.problem
+		if r.derivation.derived != nil {
+			problem = "findings.json does not follow from the reviewers' results: " + findingsDiff(r.derivation.derived, r)
 		}
+		if problem == "" {
+			continue
+		}
+		clear := "restore the round's records as spar wrote them, or run a new round: " + s.runCommand(r.rec.Base, r.rec.Head)
+		g.reason("%s: round %s: %s; to clear: %s", s.display, r.name, problem, clear)
 	}
+}
+
+// derivation is what deriveRound found for a round: nothing (it follows),
+// a problem, or derived findings that findings.json does not equal (kept
+// so that the reason can name the difference).
+type derivation struct {
+	problem string
+	derived []envelope.Finding
 }
 
 // loadTree is classification's tree loader for the gate: one gitx.Trees
@@ -224,15 +216,40 @@ func (g *gate) closeTrees() {
 	g.trees = nil
 }
 
-func (g *gate) rederiveRound(s *seriesData, r *roundData) string {
+// deriveRound derives the findings of the round r (read whole, its
+// findings.json's bytes in r.findingsRaw) again and returns them when
+// findings.json is their bytes; otherwise it returns nil and says why in
+// r.derivation.
+func (g *gate) deriveRound(r *roundData) []envelope.Finding {
+	derived, problem := g.derive(r)
+	if problem != "" {
+		r.derivation.problem = problem
+		return nil
+	}
+	same := &sameBytes{want: r.findingsRaw}
+	if err := round.WriteFindings(same, r.rec.Name, derived); err == nil && same.off == len(same.want) {
+		return derived
+	} else if err != nil && !errors.Is(err, errDiffers) {
+		r.derivation.problem = "its findings cannot be compared with findings.json (" + oneLine(err.Error()) + ")"
+		return nil
+	}
+	r.derivation.derived = derived
+	return nil
+}
+
+// derive is the re-derivation of r's findings from its reviewers' raw
+// results; problem says what does not follow before findings.json is
+// compared.
+func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string) {
 	rec := r.rec
-	clear := "restore the round's records as spar wrote them, or run a new round: " + s.runCommand(rec.Base, rec.Head)
 	check := resultcheck.Round{Head: rec.Head, Angles: rec.Config.Angles, Standpoints: rec.Standpoints}
-	results := make([]envelope.Result, 0, len(rec.Reviewers))
+	// Every reviewer in round.json order, with the findings the result
+	// check read from a completed one (classification takes them as read).
+	checked := make([]classify.Checked, 0, len(rec.Reviewers))
 	var bad []string
 	for _, rv := range rec.Reviewers {
 		if err := config.CheckName(rv.Name); err != nil {
-			return fmt.Sprintf("%s: round %s: round.json names the reviewer %q, which is not a reviewer name (%v); to clear: %s", s.display, r.name, rv.Name, err, clear)
+			return nil, fmt.Sprintf("round.json names the reviewer %q, which is not a reviewer name (%v)", rv.Name, err)
 		}
 		run := envelope.ReviewerRun{Reviewer: rv.Name, Preset: rv.Preset, Status: rv.RunStatus, Reason: rv.RunReason}
 		if run.Status == "" {
@@ -246,10 +263,10 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) string {
 				text := string(b)
 				run.Result = &text
 			case !errors.Is(err, fs.ErrNotExist):
-				return fmt.Sprintf("%s: round %s: the result of reviewer %s cannot be read (%v); to clear: %s", s.display, r.name, rv.Name, pathFree(err), clear)
+				return nil, fmt.Sprintf("the result of reviewer %s cannot be read (%v)", rv.Name, pathFree(err))
 			}
 		}
-		res := resultcheck.Check(check, run)
+		res, finds := resultcheck.CheckFindings(check, run)
 		if res.Status != rv.Status {
 			there := res.Status
 			if res.Reason != "" {
@@ -257,19 +274,22 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) string {
 			}
 			bad = append(bad, fmt.Sprintf("reviewer %s is %s there, %s here", rv.Name, there, rv.Status))
 		}
-		results = append(results, res)
+		if res.Status != resultcheck.Completed {
+			finds = nil
+		}
+		checked = append(checked, classify.Checked{Reviewer: rv.Name, Findings: finds})
 	}
 	if len(bad) > 0 {
-		return fmt.Sprintf("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
+		return nil, fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
 	}
 	run := &envelope.Run{
 		Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
 		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: rec.Links.CriteriaIDs,
 		CommittedCheckPaths: rec.CommittedCheckPaths,
 	}
-	derived, err := classify.ClassifyWith(run, results, g.loadTree)
+	derived, err := classify.ClassifyChecked(run, checked, g.loadTree)
 	if err != nil {
-		return fmt.Sprintf("%s: round %s: its findings cannot be derived again from the reviewers' results and the round's inputs (%s); to clear: %s", s.display, r.name, oneLine(err.Error()), clear)
+		return nil, fmt.Sprintf("its findings cannot be derived again from the reviewers' results and the round's inputs (%s)", oneLine(err.Error()))
 	}
 	if derived == nil {
 		derived = []envelope.Finding{}
@@ -284,17 +304,12 @@ func (g *gate) rederiveRound(s *seriesData, r *roundData) string {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Sprintf("%s: round %s: round.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, strings.Join(bad, "; "), clear)
+		return nil, fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
 	}
-	// findings.json's bytes are those spar-record writes for the derived
-	// findings (round.WriteFindings), compared as they are encoded.
-	same := &sameBytes{want: r.findingsRaw}
-	if err := round.WriteFindings(same, rec.Name, derived); err == nil && same.off == len(same.want) {
-		return ""
-	} else if err != nil && !errors.Is(err, errDiffers) {
-		return ""
-	}
-	return fmt.Sprintf("%s: round %s: findings.json does not follow from the reviewers' results: %s; to clear: %s", s.display, r.name, findingsDiff(derived, r), clear)
+	// findings.json's bytes must be those spar-record writes for the
+	// derived findings (round.WriteFindings), compared as they are encoded
+	// (deriveRound).
+	return derived, ""
 }
 
 // errDiffers stops an encoding compared by sameBytes at its first

@@ -74,7 +74,7 @@ func TestTrust_EarlierRoundRederived(t *testing.T) {
 		t.Fatalf("the series blocks before the edit: %q", rec.Reasons)
 	}
 	editEarlierRound(t, dirs[0], "codex-F2")
-	if r := readRound(dirs[0]); r.state != published {
+	if r := readRound(dirs[0], nil); r.state != published {
 		t.Fatalf("the edited round does not read as published: %v", r.err)
 	}
 	rec := Decide(Options{Rounds: dirs, Getenv: env})

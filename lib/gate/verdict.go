@@ -92,7 +92,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 // (pending counts as recorded). spar status and the verdict line gate
 // these; seriesRounds (series.go) is what `spar gate SERIES` lists.
 func gatedRounds(series string, pending *roundData) []string {
-	rounds, _ := readSeries(series, nil)
+	rounds, _ := readSeries(series, nil, nil)
 	var out []string
 	for _, r := range rounds {
 		if pending != nil && r.abs == pending.abs {
@@ -113,8 +113,8 @@ func pendingRound(abs string, p *Pending) *roundData {
 		return d
 	}
 	d.state = published
-	for _, f := range p.Findings {
-		d.finds = append(d.finds, finding{ID: f.ID, Class: f.Class, LocationUnreadable: f.LocationUnreadable, CheckPath: f.CheckPath, CommittedClass: f.CommittedClass})
+	for i := range p.Findings {
+		d.finds = append(d.finds, round.HeadOf(&p.Findings[i]))
 	}
 	d.byID = make(map[string]*finding, len(d.finds))
 	for i := range d.finds {

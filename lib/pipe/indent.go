@@ -40,11 +40,24 @@ func (d *indenter) Write(p []byte) (int, error) {
 	if d.err != nil {
 		return 0, d.err
 	}
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
 		if len(d.buf) >= 32<<10 {
 			d.flush()
 		}
 		if d.inStr {
+			if !d.esc {
+				// The run of a string up to its next quote or backslash
+				// is copied as it is: strings are most of a record.
+				n := 0
+				for end := min(len(p)-i, 32<<10); n < end && p[i+n] != '"' && p[i+n] != '\\'; n++ {
+				} // at most 32 KiB at a time: d.buf stays bounded (flushed above)
+				if n > 0 {
+					d.buf = append(d.buf, p[i:i+n]...)
+					i += n - 1
+					continue
+				}
+			}
 			d.buf = append(d.buf, c)
 			switch {
 			case d.esc:

@@ -15,6 +15,7 @@ var samples = []string{
 	`{}`, `[]`, `{"a":[],"b":{},"c":[1,2,{"d":null}]}`, ` { "a" : [ 1 , true , false ] }`,
 	`{"s":"a\"b\\c\u00e9 , : { [","n":-1.5e+10,"z":0}`,
 	`[{"x":"` + strings.Repeat(`long \"text\"\n`, 20000) + `"}]`,
+	`{"run":"` + strings.Repeat("a string without escapes ", 5000) + `","b":"x\\"}`,
 }
 
 // The streaming indenter gives json.Indent's bytes, written in any pieces.

@@ -9,6 +9,7 @@ package resultcheck
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -46,29 +47,58 @@ type Round struct {
 	Standpoints []envelope.Standpoint // the round's standpoints; none: not a standpoint round
 }
 
+// Finding is one finding as the reviewer gave it (G5), read by the check
+// from the raw result: the one Go form of a reviewer's finding (lib/classify
+// classifies it, test fixtures write it). SmallestFix is nil when the key is
+// absent.
+type Finding struct {
+	ID                 string  `json:"id"`
+	ProposedClass      string  `json:"proposed_class"`
+	Angle              string  `json:"angle"`
+	Location           string  `json:"location"`
+	Claim              string  `json:"claim"`
+	FailureScenario    string  `json:"failure_scenario"`
+	Evidence           string  `json:"evidence"`
+	LinkKind           string  `json:"link_kind"`
+	Link               string  `json:"link"`
+	IntroducedByChange string  `json:"introduced_by_change"`
+	Regression         string  `json:"regression"`
+	CheckImpact        string  `json:"check_impact"`
+	Confidence         string  `json:"confidence"`
+	SmallestFix        *string `json:"smallest_fix,omitempty"`
+}
+
 // Check turns one reviewer run into its result. A run that did not
 // complete passes through with its status and reason unchanged; a
 // completed run's raw result is checked.
 func Check(r Round, run envelope.ReviewerRun) envelope.Result {
+	res, _ := CheckFindings(r, run)
+	return res
+}
+
+// CheckFindings is Check that also returns the findings of a result that
+// is not invalid_output, as the check read them: what classification needs,
+// without decoding the result again (the gate re-derives every round).
+func CheckFindings(r Round, run envelope.ReviewerRun) (envelope.Result, []Finding) {
 	res := envelope.Result{Reviewer: run.Reviewer, Status: run.Status, Reason: run.Reason, Result: nil}
 	res.Standpoint = standpointOf(r.Standpoints, run.Reviewer)
 	if run.Status != Completed {
-		return res
+		return res, nil
 	}
 	if run.Result == nil {
 		res.Status, res.Reason = InvalidOutput, "result: the reviewer gave no result"
-		return res
+		return res, nil
 	}
 	c := Raw(r, run.Reviewer, *run.Result)
 	res.Status, res.Reason = c.Status, c.Reason
 	if c.Status == InvalidOutput {
-		return res
+		return res, nil
 	}
 	v := c.Verdict
 	res.Verdict = &v
 	res.Result = json.RawMessage(strings.TrimSpace(*run.Result))
 	res.StandpointReport = c.Report
-	return res
+	return res, c.Findings
 }
 
 // Checked is the outcome of checking one raw result.
@@ -77,6 +107,10 @@ type Checked struct {
 	Reason  string // "" when completed; names the key at fault
 	Verdict string
 	Report  *envelope.StandpointReport // the assigned reviewer's report; nil otherwise
+	// Findings are the result's findings as read (nil when invalid_output).
+	// A string is gjson's reading of it, which is encoding/json's for valid
+	// UTF-8 JSON (TestFindingsReadAsDecoded holds the two to each other).
+	Findings []Finding
 }
 
 type fault struct{ reason string }
@@ -100,7 +134,11 @@ func Raw(r Round, reviewer, raw string) (out Checked) {
 	if !utf8.ValidString(raw) {
 		failf("result: not valid UTF-8")
 	}
-	if !gjson.Valid(raw) || !json.Valid([]byte(raw)) {
+	// gjson.Valid agrees with encoding/json's json.Valid (a differential
+	// fuzz found no text one accepts and the other refuses), and whatever
+	// the check accepts encoding/json decodes to the same findings
+	// (FuzzFindingsReadAsDecoded): one validation is enough.
+	if !gjson.Valid(raw) {
 		failf("result: not one JSON value")
 	}
 	top := gjson.Parse(raw)
@@ -115,53 +153,74 @@ func Raw(r Round, reviewer, raw string) (out Checked) {
 	keys := objectKeys("", top, allowed, ResultKeys)
 
 	// G2: reviewed_head is a prefix of the head ID, 7 or more characters.
-	head := str("reviewed_head", keys["reviewed_head"])
+	head := str("reviewed_head", keys.get("reviewed_head"))
 	if len(head) < 7 || !strings.HasPrefix(r.Head, head) {
 		failf("reviewed_head: %q is not the first 7 or more characters of the head commit %s", head, r.Head)
 	}
 	// G3: verdict.
-	verdict := enum("verdict", keys["verdict"], Verdicts)
+	verdict := enum("verdict", keys.get("verdict"), Verdicts)
 	// G4: angle items; every requested angle at least once in either list.
 	seen := map[string]bool{}
-	angleItems("angles_checked", keys["angles_checked"], "result", seen)
-	angleItems("angles_unchecked", keys["angles_unchecked"], "reason", seen)
+	angleItems("angles_checked", keys.get("angles_checked"), "result", seen)
+	angleItems("angles_unchecked", keys.get("angles_unchecked"), "reason", seen)
 	for _, a := range r.Angles {
 		if !seen[a] {
 			failf("angles_checked, angles_unchecked: the requested angle %q is in neither list", a)
 		}
 	}
 	// G5: findings.
-	fs := keys["findings"]
+	fs := keys.get("findings")
 	if !fs.IsArray() {
 		failf("findings: not a list (%s)", kind(fs))
 	}
-	for i, f := range fs.Array() {
-		finding(fmt.Sprintf("findings[%d]", i), f)
+	list := fs.Array()
+	finds := make([]Finding, len(list))
+	for i, f := range list {
+		finding(i, f, &finds[i])
 	}
 	// G6: limits is a string.
-	str("limits", keys["limits"])
+	str("limits", keys.get("limits"))
 
-	out = Checked{Status: Completed, Verdict: verdict}
+	out = Checked{Status: Completed, Verdict: verdict, Findings: finds}
 	// Standpoint reports: checked only for an assigned reviewer; an
 	// unassigned reviewer's report is not checked and recorded as null.
 	if spRound && standpointOf(r.Standpoints, reviewer) != nil {
-		out.Report = report(keys[StandpointKey])
+		out.Report = report(keys.get(StandpointKey))
 	}
 	// G3: could_not_review is recorded as failed.
 	if verdict == "could_not_review" {
 		out.Status = Failed
 		out.Reason = "verdict: could_not_review"
-		if l := strings.TrimSpace(keys["limits"].Str); l != "" {
+		if l := strings.TrimSpace(keys.get("limits").Str); l != "" {
 			out.Reason += ": " + l
 		}
 	}
 	return out
 }
 
+// members is an object's members by key, as objectKeys read them: at most
+// the dozen or so keys of a result or a finding, found by a look along
+// allowed (no map for each of a result's many findings).
+type members struct {
+	allowed []string
+	vals    []gjson.Result // vals[i] is allowed[i]'s value; Type and Raw zero when absent
+}
+
+func (m members) get(key string) gjson.Result {
+	for i, k := range m.allowed {
+		if k == key {
+			return m.vals[i]
+		}
+	}
+	return gjson.Result{}
+}
+
+func (m members) has(key string) bool { return m.get(key).Exists() }
+
 // objectKeys walks obj's keys as received: a duplicated key or a key not
 // in allowed fails, then every key of required must be there. where is the
 // key path of obj ("" for the result itself).
-func objectKeys(where string, obj gjson.Result, allowed, required []string) map[string]gjson.Result {
+func objectKeys(where string, obj gjson.Result, allowed, required []string) members {
 	at := func(k string) string {
 		if where == "" {
 			return k
@@ -172,30 +231,36 @@ func objectKeys(where string, obj gjson.Result, allowed, required []string) map[
 	if prefix != "" {
 		prefix += ": "
 	}
-	keys := map[string]gjson.Result{}
+	m := members{allowed: allowed, vals: make([]gjson.Result, len(allowed))}
+	seen := make([]bool, len(allowed))
 	var bad string
 	obj.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if _, dup := keys[name]; dup {
+		name := k.Str
+		if k.Type != gjson.String {
+			name = k.String()
+		}
+		i := slices.Index(allowed, name)
+		switch {
+		case i >= 0 && seen[i]:
 			bad = fmt.Sprintf("%s: duplicate key %q", at(name), name)
 			return false
-		}
-		if !in(name, allowed) {
+		case i < 0:
 			bad = fmt.Sprintf("%sunknown key %q", prefix, name)
 			return false
 		}
-		keys[name] = v
+		seen[i] = true
+		m.vals[i] = v
 		return true
 	})
 	if bad != "" {
 		failf("%s", bad)
 	}
 	for _, k := range required {
-		if _, ok := keys[k]; !ok {
+		if !seen[slices.Index(allowed, k)] {
 			failf("%smissing key %q", prefix, k)
 		}
 	}
-	return keys
+	return m
 }
 
 func angleItems(list string, v gjson.Result, second string, seen map[string]bool) {
@@ -207,37 +272,60 @@ func angleItems(list string, v gjson.Result, second string, seen map[string]bool
 		if !it.IsObject() {
 			failf("%s: not an object (%s)", where, kind(it))
 		}
-		keys := objectKeys(where, it, []string{"angle", second}, []string{"angle", second})
-		a := enum(where+".angle", keys["angle"], Angles)
-		str(where+"."+second, keys[second])
+		names := []string{"angle", second}
+		keys := objectKeys(where, it, names, names)
+		a := enum(where+".angle", keys.get("angle"), Angles)
+		str(where+"."+second, keys.get(second))
 		seen[a] = true
 	}
 }
 
-func finding(where string, f gjson.Result) {
+// findingAllowed is the keys a finding may have (FindingKeys, then
+// smallest_fix).
+var findingAllowed = append(append([]string{}, FindingKeys...), SmallestFixKey)
+
+// finding checks the i-th finding and reads it into out, key by key in
+// FindingKeys order (the first fault is the one named). A key's path
+// ("findings[3].claim") is formatted only for a fault.
+func finding(i int, f gjson.Result, out *Finding) {
+	where := fmt.Sprintf("findings[%d]", i)
 	if !f.IsObject() {
 		failf("%s: not an object (%s)", where, kind(f))
 	}
-	allowed := append(append([]string{}, FindingKeys...), SmallestFixKey)
-	keys := objectKeys(where, f, allowed, FindingKeys)
+	keys := objectKeys(where, f, findingAllowed, FindingKeys)
 	at := func(k string) string { return where + "." + k }
-	str(at("id"), keys["id"])
-	enum(at("proposed_class"), keys["proposed_class"], ProposedClass)
-	enum(at("angle"), keys["angle"], Angles)
-	str(at("location"), keys["location"])
-	str(at("claim"), keys["claim"])
-	if blank(str(at("failure_scenario"), keys["failure_scenario"])) {
-		failf("%s: blank (whitespace only)", at("failure_scenario"))
+	text := func(k string) string {
+		v := keys.get(k)
+		if v.Type == gjson.String {
+			return v.Str
+		}
+		return str(at(k), v)
 	}
-	str(at("evidence"), keys["evidence"])
-	enum(at("link_kind"), keys["link_kind"], LinkKinds)
-	str(at("link"), keys["link"])
-	enum(at("introduced_by_change"), keys["introduced_by_change"], YesNoUnknown)
-	enum(at("regression"), keys["regression"], YesNoUnknown)
-	enum(at("check_impact"), keys["check_impact"], CheckImpacts)
-	enum(at("confidence"), keys["confidence"], Confidences)
-	if sf, ok := keys[SmallestFixKey]; ok {
-		str(at(SmallestFixKey), sf)
+	one := func(k string, values []string) string {
+		v := keys.get(k)
+		if v.Type == gjson.String && in(v.Str, values) {
+			return v.Str
+		}
+		return enum(at(k), v, values)
+	}
+	*out = Finding{
+		ID:                 text("id"),
+		ProposedClass:      one("proposed_class", ProposedClass),
+		Angle:              one("angle", Angles),
+		Location:           text("location"),
+		Claim:              text("claim"),
+		FailureScenario:    nonBlank(at, "failure_scenario", text("failure_scenario")),
+		Evidence:           text("evidence"),
+		LinkKind:           one("link_kind", LinkKinds),
+		Link:               text("link"),
+		IntroducedByChange: one("introduced_by_change", YesNoUnknown),
+		Regression:         one("regression", YesNoUnknown),
+		CheckImpact:        one("check_impact", CheckImpacts),
+		Confidence:         one("confidence", Confidences),
+	}
+	if keys.has(SmallestFixKey) {
+		sf := text(SmallestFixKey)
+		out.SmallestFix = &sf
 	}
 }
 
@@ -255,11 +343,11 @@ func report(v gjson.Result) *envelope.StandpointReport {
 		failf("standpoint_report: not an object (%s)", kind(v))
 	}
 	keys := objectKeys(StandpointKey, v, []string{"checked", "detail"}, []string{"checked", "detail"})
-	c := keys["checked"]
+	c := keys.get("checked")
 	if c.Type != gjson.True && c.Type != gjson.False {
 		failf("standpoint_report.checked: not a boolean (%s)", kind(c))
 	}
-	d := str("standpoint_report.detail", keys["detail"])
+	d := str("standpoint_report.detail", keys.get("detail"))
 	if blank(d) {
 		failf("standpoint_report.detail: blank (whitespace only)")
 	}
@@ -277,6 +365,14 @@ func enum(where string, v gjson.Result, values []string) string {
 	s := str(where, v)
 	if !in(s, values) {
 		failf("%s: %q is not one of %s", where, s, strings.Join(values, ", "))
+	}
+	return s
+}
+
+// nonBlank is s, failing when it is whitespace only.
+func nonBlank(at func(string) string, key, s string) string {
+	if blank(s) {
+		failf("%s: blank (whitespace only)", at(key))
 	}
 	return s
 }

@@ -450,3 +450,74 @@ func FuzzRaw(f *testing.F) {
 		}
 	})
 }
+
+// readAsDecoded fails when the findings Raw read from an accepted raw
+// result are not those encoding/json decodes from it: classification takes
+// Raw's reading (the gate re-derives from it), spar-classify's envelope
+// reading decodes with encoding/json, and both must give one finding.
+func readAsDecoded(t *testing.T, r Round, raw string) {
+	t.Helper()
+	got := Raw(r, "claude", raw)
+	if got.Status == InvalidOutput {
+		return
+	}
+	var top struct {
+		Findings []json.RawMessage `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(raw), &top); err != nil {
+		t.Fatalf("accepted, but encoding/json does not decode it (%v): %q", err, raw)
+	}
+	want := []Finding{}
+	for _, f := range top.Findings {
+		var it Finding
+		dec := json.NewDecoder(bytes.NewReader(f))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&it); err != nil {
+			t.Fatalf("accepted, but encoding/json does not decode its finding (%v): %q", err, raw)
+		}
+		want = append(want, it)
+	}
+	g, _ := json.Marshal(got.Findings)
+	w, _ := json.Marshal(want)
+	if !bytes.Equal(g, w) {
+		t.Fatalf("read %s\ndecoded %s\nfrom %q", g, w, raw)
+	}
+}
+
+// escapes are strings whose JSON text has every escape form: the
+// two-character ones, \u in both cases, surrogate pairs, lone and reversed
+// surrogates, a NUL, and raw multibyte text.
+var escapes = []string{
+	`plain`, `a\"b\\c\/d`, `\b\f\n\r\t`, `\u00e9\u00E9é`, `\ud83d\ude00`, `\uD83D\uDE00x`,
+	`\ud800`, `\udc00`, `\ud800\ud800\udc00`, `\udc00\ud800`, `\ud800x`, `\ud800\u0041`,
+	`\u0000`, `\u2028\u2029`, `日本語 \u65e5`, `<&>`,
+}
+
+func TestFindingsReadAsDecoded(t *testing.T) {
+	for _, e := range escapes {
+		base := text(validResult())
+		for _, key := range []string{"claim", "evidence", "link", "id"} {
+			raw := strings.Replace(base, `"`+key+`":"`, `"`+key+`":"`+e, 1)
+			if Raw(plain, "claude", raw).Status == InvalidOutput {
+				t.Fatalf("%s %s: rejected: %s", key, e, Raw(plain, "claude", raw).Reason)
+			}
+			readAsDecoded(t, plain, raw)
+		}
+		fix := text(validResult().set("findings", []any{validFinding().add("smallest_fix", "")}))
+		readAsDecoded(t, plain, strings.Replace(fix, `"smallest_fix":"`, `"smallest_fix":"`+e, 1))
+	}
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < 2000; i++ {
+		readAsDecoded(t, plain, text(mutate(rng, validResult(), 1+rng.Intn(3))))
+	}
+}
+
+func FuzzFindingsReadAsDecoded(f *testing.F) {
+	for _, fm := range forms() {
+		f.Add(fm.raw)
+	}
+	for _, e := range escapes {
+		f.Add(strings.Replace(text(validResult()), `"claim":"`, `"claim":"`+e, 1))
+	}
+	f.Fuzz(func(t *testing.T, raw string) { readAsDecoded(t, plain, raw) })
+}

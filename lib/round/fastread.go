@@ -290,6 +290,12 @@ func ReadLedger(dir string) ([]LedgerEntry, error) {
 // FindingHead is what readers of many rounds take of a finding: findings.json
 // keeps every field (envelope.Finding), spar gate's decision needs only
 // these.
+// HeadOf is the head of a classified finding: what ParseFindingHeads reads
+// of it from findings.json.
+func HeadOf(f *envelope.Finding) FindingHead {
+	return FindingHead{ID: f.ID, Class: f.Class, LocationUnreadable: f.LocationUnreadable, CheckPath: f.CheckPath, CommittedClass: f.CommittedClass}
+}
+
 type FindingHead struct {
 	ID                 string
 	Class              string

@@ -35,7 +35,7 @@ func WriteFindings(w io.Writer, name string, findings []envelope.Finding) error 
 	if findings == nil {
 		findings = []envelope.Finding{}
 	}
-	return pipe.EncodeIndentWith(w, Findings{Schema: Schema, Round: name}, "findings", findings)
+	return writeFindings(w, name, findings)
 }
 
 // SHA256 returns the lowercase hex sha256 of b.

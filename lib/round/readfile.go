@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/jaekit/spar/lib/filekind"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
+
+	"github.com/jaekit/spar/lib/filekind"
 )
 
 // MaxRecord is the most a record file of a round or series may hold
@@ -27,14 +29,29 @@ const MaxRecord = 256 << 20
 // file is an error, in well under a second, never a hang or a read until
 // memory runs out. A missing file keeps os.ErrNotExist.
 func ReadFile(path string) ([]byte, error) {
-	f, err := openRecord(path)
+	f, size, err := openRecordSize(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxRecord+1))
-	if err != nil {
-		return nil, err
+	// Read into a buffer of the size stat gave (one more byte shows a file
+	// that grew since): the gate reads thousands of records.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > MaxRecord {
+			break
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(len(b), MaxRecord+1-len(b)))
+		}
 	}
 	if len(b) > MaxRecord {
 		return nil, fmt.Errorf("%s grew past the %d MiB a record may hold", filepath.Base(path), MaxRecord>>20)
@@ -67,25 +84,31 @@ func FileSHA256(path string) (string, error) {
 // final symbolic link, without blocking, a regular file of at most
 // MaxRecord bytes.
 func openRecord(path string) (*os.File, error) {
+	f, _, err := openRecordSize(path)
+	return f, err
+}
+
+// openRecordSize is openRecord that also gives the size stat found.
+func openRecordSize(path string) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s is a symbolic link, not a record spar wrote", filepath.Base(path))
+			return nil, 0, fmt.Errorf("%s is a symbolic link, not a record spar wrote", filepath.Base(path))
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), filekind.Of(fi.Mode()))
+		return nil, 0, fmt.Errorf("%s is not a regular file (%s)", filepath.Base(path), filekind.Of(fi.Mode()))
 	}
 	if fi.Size() > MaxRecord {
 		f.Close()
-		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB a record may hold", filepath.Base(path), fi.Size(), MaxRecord>>20)
+		return nil, 0, fmt.Errorf("%s holds %d bytes, more than the %d MiB a record may hold", filepath.Base(path), fi.Size(), MaxRecord>>20)
 	}
-	return f, nil
+	return f, fi.Size(), nil
 }
