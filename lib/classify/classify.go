@@ -67,7 +67,11 @@ type Checked struct {
 // reviewers, in reviewer order; a name twice is refused as Classify
 // refuses it.
 func ClassifyChecked(run *envelope.Run, reviewers []Checked, load func(repo, commit string) (*gitx.Tree, error)) ([]envelope.Finding, error) {
-	var items []entry
+	n := 0
+	for _, rv := range reviewers {
+		n += len(rv.Findings)
+	}
+	items := make([]entry, 0, n)
 	seen := map[string]bool{}
 	for ri, rv := range reviewers {
 		if seen[rv.Reviewer] {

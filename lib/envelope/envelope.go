@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // ---------------------------------------------------------------- config
@@ -142,14 +144,42 @@ type DirtyInput struct {
 // subject. Lines split the text on "\n": joining them with "\n" gives the
 // exact bytes back (review-freshness: fragments stored as source lines).
 type Document struct {
-	Role      string   `json:"role"`   // rule, criteria, subject
-	Origin    string   `json:"origin"` // config (project rules) or argument
-	Name      string   `json:"name"`   // repository path inside the repository, file name outside
-	Path      string   `json:"path"`   // real absolute path
-	FileName  string   `json:"file_name"`
-	SHA256    string   `json:"sha256"`
-	LineCount int      `json:"line_count"` // G8: newlines, plus one when the last line has none
-	Lines     []string `json:"lines"`
+	Role      string `json:"role"`   // rule, criteria, subject
+	Origin    string `json:"origin"` // config (project rules) or argument
+	Name      string `json:"name"`   // repository path inside the repository, file name outside
+	Path      string `json:"path"`   // real absolute path
+	FileName  string `json:"file_name"`
+	SHA256    string `json:"sha256"`
+	LineCount int    `json:"line_count"` // G8: newlines, plus one when the last line has none
+	Lines     Lines  `json:"lines"`
+}
+
+// Lines are a document's lines. They decode as a []string does; an array
+// of strings in valid UTF-8 (what spar writes) is read with gjson, every
+// line a piece of one copy of the array's text instead of a string of its
+// own: the gate reads the documents of every round of a series
+// (TestLinesDecodeAsStrings holds the two readings to each other).
+type Lines []string
+
+func (l *Lines) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '[' && utf8.Valid(b) {
+		arr := gjson.ParseBytes(b)
+		out := make([]string, 0, 16)
+		ok := true
+		arr.ForEach(func(_, v gjson.Result) bool {
+			if v.Type != gjson.String {
+				ok = false
+				return false
+			}
+			out = append(out, v.Str)
+			return true
+		})
+		if ok {
+			*l = out
+			return nil
+		}
+	}
+	return json.Unmarshal(b, (*[]string)(l))
 }
 
 // Decision is one --decision/--decision-quote pair (G35), kept as received.

@@ -180,14 +180,18 @@ func (g *gate) findings(s *seriesData) {
 			}
 			continue
 		}
-		hint := ""
-		if !g.tallyOnly {
-			hint = triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
+		// The triage a reason names, made only for a finding that stays
+		// open (in a series of thousands of findings most are closed).
+		hint := func() string {
+			if g.tallyOnly {
+				return ""
+			}
+			return triageHint(s.dirOf(r), f.ID, f.Class, r.rec.Stage)
 		}
 		if !v.closed {
 			c.Open++
-			g.judge(r, f.ID, v.why, hint, true)
-			g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint)
+			g.judge(r, f.ID, v.why, hint(), true)
+			g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint())
 			g.menu(f.Class)
 			continue
 		}
@@ -198,9 +202,9 @@ func (g *gate) findings(s *seriesData) {
 		if res == nil {
 			if d := refound(v, contained2); d != nil {
 				c.Open++
-				g.judge(r, f.ID, fmt.Sprintf("the %s was found again after the fix %s, in round %s", f.Class, v.commit, d.r.name), hint, true)
+				g.judge(r, f.ID, fmt.Sprintf("the %s was found again after the fix %s, in round %s", f.Class, v.commit, d.r.name), hint(), true)
 				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit, then %s",
-					s.display, r.name, f.Class, f.ID, v.chain, v.commit, d.r.name, d.r.rec.Head, f.Class, hint)
+					s.display, r.name, f.Class, f.ID, v.chain, v.commit, d.r.name, d.r.rec.Head, f.Class, hint())
 				g.menu(f.Class)
 				continue
 			}
@@ -210,15 +214,15 @@ func (g *gate) findings(s *seriesData) {
 		}
 		c.Open++
 		if errors.Is(res, errNotAncestor) {
-			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the head %s does not contain", v.commit, s.head), hint, true)
+			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the head %s does not contain", v.commit, s.head), hint(), true)
 			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
 				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"))
 			g.menu(f.Class)
 			continue
 		}
-		g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint, true)
+		g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint(), true)
 		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: triage it again: %s",
-			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint)
+			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint())
 		g.menu(f.Class)
 	}
 }

@@ -34,7 +34,8 @@ type roundData struct {
 	rec   *round.Record
 	finds []finding
 	// findingsRaw is findings.json's bytes (verified against
-	// findings_sha256): the re-derivation compares them (trust.go).
+	// findings_sha256) while the re-derivation compares them (trust.go),
+	// and after, only when they differ (findingsDiff names how).
 	findingsRaw []byte
 	// full: rec is round.json read whole (fullRecord), not only the
 	// fields every round needs (readHead).
@@ -81,7 +82,13 @@ type finding = round.FindingHead
 // silently (G32).
 func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundData {
 	d := &roundData{abs: dir, name: filepath.Base(dir)}
-	rec, err := round.ReadHead(dir)
+	read := round.ReadHead
+	if derive != nil {
+		// Every round but a dry run is re-derived from round.json read
+		// whole: read it whole once.
+		read = round.ReadRecord
+	}
+	rec, err := read(dir)
 	if err != nil {
 		d.state, d.err = unreadable, pathFree(err)
 		return d
@@ -108,15 +115,17 @@ func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundDat
 	var finds []finding
 	if derive != nil && !rec.DryRun {
 		d.findingsRaw = b
-		if !fullRecord(d) {
+		if !wholeRecord(d, rec) {
 			return d
 		}
-		rec = d.rec
 		if derived := derive(d); derived != nil {
 			finds = make([]finding, len(derived))
 			for i := range derived {
 				finds[i] = round.HeadOf(&derived[i])
 			}
+			// findings.json is the derivation's: its bytes are not
+			// needed again (a thousand rounds hold tens of MB of them).
+			d.findingsRaw = nil
 		}
 	}
 	if finds == nil {
@@ -157,7 +166,7 @@ func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundDat
 		return d
 	}
 	d.state = published
-	d.finds, d.ledger, d.findingsRaw = finds, led, b
+	d.finds, d.ledger = finds, led
 	d.waivers, _, d.waiversErr = round.ReadWaivers(dir)
 	d.waiversErr = pathFreeOrNil(d.waiversErr)
 	d.byID = make(map[string]*finding, len(finds))
@@ -330,6 +339,11 @@ func fullRecord(r *roundData) bool {
 		r.state, r.err = unreadable, pathFree(err)
 		return false
 	}
+	return wholeRecord(r, rec)
+}
+
+// wholeRecord takes rec, round.json read whole, as r's record.
+func wholeRecord(r *roundData, rec *round.Record) bool {
 	// The required reviewers come from config.configured_required: a
 	// config edited by hand no longer has the digest spar-config gave it
 	// (docs/pipeline.md §2).

@@ -26,7 +26,8 @@ func isSeries(dir string) bool {
 	if err != nil || !fi.IsDir() || round.HoldsRecord(dir) {
 		return false
 	}
-	rounds, err := seriesRounds(dir)
+	// The same rounds as seriesRounds lists, in no order.
+	rounds, err := round.Folders(dir)
 	return err == nil && len(rounds) > 0
 }
 
@@ -63,7 +64,9 @@ func Targets(args []string) (rounds, series []string, err error) {
 func Folders(rounds, series []string) []string {
 	out := append([]string{}, rounds...)
 	for _, s := range series {
-		dirs, _ := seriesRounds(s)
+		// The same rounds as seriesRounds lists: a set to check
+		// against, in no order.
+		dirs, _ := round.Folders(s)
 		out = append(out, dirs...)
 	}
 	return out

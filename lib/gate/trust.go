@@ -257,10 +257,9 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 			run.Status, run.Reason = rv.Status, rv.Reason
 		}
 		if run.Status == resultcheck.Completed {
-			b, err := round.ReadFile(filepath.Join(r.abs, rv.Name, "result.json"))
+			text, err := round.ReadText(filepath.Join(r.abs, rv.Name, "result.json"))
 			switch {
 			case err == nil:
-				text := string(b)
 				run.Result = &text
 			case !errors.Is(err, fs.ErrNotExist):
 				return nil, fmt.Sprintf("the result of reviewer %s cannot be read (%v)", rv.Name, pathFree(err))

@@ -73,12 +73,17 @@ type Finding struct {
 // completed run's raw result is checked.
 func Check(r Round, run envelope.ReviewerRun) envelope.Result {
 	res, _ := CheckFindings(r, run)
+	if res.Verdict != nil {
+		res.Result = json.RawMessage(strings.TrimSpace(*run.Result))
+	}
 	return res
 }
 
 // CheckFindings is Check that also returns the findings of a result that
 // is not invalid_output, as the check read them: what classification needs,
-// without decoding the result again (the gate re-derives every round).
+// without decoding the result again (the gate re-derives every round). The
+// raw result is not copied into the returned result (its Result is nil):
+// the caller holds it in run.
 func CheckFindings(r Round, run envelope.ReviewerRun) (envelope.Result, []Finding) {
 	res := envelope.Result{Reviewer: run.Reviewer, Status: run.Status, Reason: run.Reason, Result: nil}
 	res.Standpoint = standpointOf(r.Standpoints, run.Reviewer)
@@ -96,7 +101,6 @@ func CheckFindings(r Round, run envelope.ReviewerRun) (envelope.Result, []Findin
 	}
 	v := c.Verdict
 	res.Verdict = &v
-	res.Result = json.RawMessage(strings.TrimSpace(*run.Result))
 	res.StandpointReport = c.Report
 	return res, c.Findings
 }
@@ -173,10 +177,15 @@ func Raw(r Round, reviewer, raw string) (out Checked) {
 	if !fs.IsArray() {
 		failf("findings: not a list (%s)", kind(fs))
 	}
-	list := fs.Array()
-	finds := make([]Finding, len(list))
-	for i, f := range list {
-		finding(i, f, &finds[i])
+	var finds []Finding
+	var scratch members
+	fs.ForEach(func(_, f gjson.Result) bool {
+		finds = append(finds, Finding{})
+		finding(len(finds)-1, f, &finds[len(finds)-1], &scratch)
+		return true
+	})
+	if finds == nil {
+		finds = []Finding{}
 	}
 	// G6: limits is a string.
 	str("limits", keys.get("limits"))
@@ -204,6 +213,20 @@ func Raw(r Round, reviewer, raw string) (out Checked) {
 type members struct {
 	allowed []string
 	vals    []gjson.Result // vals[i] is allowed[i]'s value; Type and Raw zero when absent
+	seen    []bool
+}
+
+// reuse is m emptied for an object of the keys allowed: the members of a
+// result's findings are read one finding after the other into the same
+// space.
+func (m *members) reuse(allowed []string) {
+	m.allowed = allowed
+	if cap(m.vals) < len(allowed) {
+		m.vals, m.seen = make([]gjson.Result, len(allowed)), make([]bool, len(allowed))
+	}
+	m.vals, m.seen = m.vals[:len(allowed)], m.seen[:len(allowed)]
+	clear(m.vals)
+	clear(m.seen)
 }
 
 func (m members) get(key string) gjson.Result {
@@ -221,6 +244,13 @@ func (m members) has(key string) bool { return m.get(key).Exists() }
 // in allowed fails, then every key of required must be there. where is the
 // key path of obj ("" for the result itself).
 func objectKeys(where string, obj gjson.Result, allowed, required []string) members {
+	var m members
+	objectKeysInto(&m, where, obj, allowed, required)
+	return m
+}
+
+// objectKeysInto is objectKeys reading into m (members.reuse).
+func objectKeysInto(m *members, where string, obj gjson.Result, allowed, required []string) {
 	at := func(k string) string {
 		if where == "" {
 			return k
@@ -231,8 +261,8 @@ func objectKeys(where string, obj gjson.Result, allowed, required []string) memb
 	if prefix != "" {
 		prefix += ": "
 	}
-	m := members{allowed: allowed, vals: make([]gjson.Result, len(allowed))}
-	seen := make([]bool, len(allowed))
+	m.reuse(allowed)
+	seen := m.seen
 	var bad string
 	obj.ForEach(func(k, v gjson.Result) bool {
 		name := k.Str
@@ -260,7 +290,6 @@ func objectKeys(where string, obj gjson.Result, allowed, required []string) memb
 			failf("%smissing key %q", prefix, k)
 		}
 	}
-	return m
 }
 
 func angleItems(list string, v gjson.Result, second string, seen map[string]bool) {
@@ -287,12 +316,12 @@ var findingAllowed = append(append([]string{}, FindingKeys...), SmallestFixKey)
 // finding checks the i-th finding and reads it into out, key by key in
 // FindingKeys order (the first fault is the one named). A key's path
 // ("findings[3].claim") is formatted only for a fault.
-func finding(i int, f gjson.Result, out *Finding) {
+func finding(i int, f gjson.Result, out *Finding, keys *members) {
 	where := fmt.Sprintf("findings[%d]", i)
 	if !f.IsObject() {
 		failf("%s: not an object (%s)", where, kind(f))
 	}
-	keys := objectKeys(where, f, findingAllowed, FindingKeys)
+	objectKeysInto(keys, where, f, findingAllowed, FindingKeys)
 	at := func(k string) string { return where + "." + k }
 	text := func(k string) string {
 		v := keys.get(k)
@@ -301,10 +330,14 @@ func finding(i int, f gjson.Result, out *Finding) {
 		}
 		return str(at(k), v)
 	}
+	// An enumerated value is given as the enumeration's own string, not a
+	// piece of the raw text: what keeps a class keeps no result alive.
 	one := func(k string, values []string) string {
 		v := keys.get(k)
-		if v.Type == gjson.String && in(v.Str, values) {
-			return v.Str
+		if v.Type == gjson.String {
+			if i := slices.Index(values, v.Str); i >= 0 {
+				return values[i]
+			}
 		}
 		return enum(at(k), v, values)
 	}

@@ -1,9 +1,9 @@
 package round
 
 import (
-	"bufio"
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -20,11 +20,13 @@ import (
 // other for findings with every field set, unset and escaped, so a field
 // added to envelope.Finding and not here fails it.
 
-// writeFindings is WriteFindings: a finding at a time through a buffer,
-// never the whole record in memory (docs/pipeline.md "Memory").
+// writeFindings is WriteFindings: about 32 KiB at a time, never the whole
+// record in memory (docs/pipeline.md "Memory").
 func writeFindings(w io.Writer, name string, findings []envelope.Finding) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	b := make([]byte, 0, 4<<10)
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b := (*bp)[:0]
+	defer func() { *bp = b[:0] }()
 	b = append(b, "{\n  \"schema\": "...)
 	b = appendString(b, Schema)
 	b = append(b, ",\n  \"round\": "...)
@@ -32,28 +34,30 @@ func writeFindings(w io.Writer, name string, findings []envelope.Finding) error 
 	b = append(b, ",\n  \"findings\": ["...)
 	if len(findings) == 0 {
 		b = append(b, "]\n}\n"...)
-		_, err := bw.Write(b)
-		if err != nil {
-			return err
-		}
-		return bw.Flush()
+		_, err := w.Write(b)
+		return err
 	}
 	for i := range findings {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendFinding(b, &findings[i])
-		if _, err := bw.Write(b); err != nil {
-			return err
+		if len(b) >= 32<<10 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
 		}
-		b = b[:0]
 	}
 	b = append(b, "\n  ]\n}\n"...)
-	if _, err := bw.Write(b); err != nil {
-		return err
-	}
-	return bw.Flush()
+	_, err := w.Write(b)
+	return err
 }
+
+// buffers are writeFindings' buffers: a write of about 32 KiB at a time,
+// one buffer for each writer at once (the gate's workers encode a round
+// each).
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 40<<10); return &b }}
 
 // appendFinding appends f as an element of findings (depth 2).
 func appendFinding(b []byte, f *envelope.Finding) []byte {

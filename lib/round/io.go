@@ -16,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/tidwall/gjson"
 )
 
 // WriteJSON writes v as indented JSON to path atomically (.tmp, sync, rename).
@@ -74,6 +75,11 @@ func ReadRecord(dir string) (*Record, error) {
 // later spar's additions do not make older readers fail, but the value must
 // be one JSON object.
 func strictUnmarshal(b []byte, v any) error {
+	if json.Unmarshal(b, v) == nil {
+		return nil
+	}
+	// The error as a decoder of one value names it (trailing data is
+	// "more than one JSON value").
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(v); err != nil {
 		return err
@@ -340,8 +346,46 @@ func Before(startedA, dirA, startedB, dirB string) bool {
 	return dirA < dirB
 }
 
+// startedAt is round.json's started_at as a decoding of it alone gives it
+// (the last member of that name), read with gjson from a valid document
+// without decoding the rest: a series of a thousand rounds is listed in
+// milliseconds (TestStartedAtAsDecoded).
+func startedAt(b []byte) string {
+	if !gjson.ValidBytes(b) {
+		var head struct {
+			StartedAt string `json:"started_at"`
+		}
+		_ = json.Unmarshal(b, &head)
+		return head.StartedAt
+	}
+	doc := gjson.Parse(view(b))
+	if !doc.IsObject() {
+		return ""
+	}
+	started, plain := "", true
+	doc.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "started_at" && v.Type == gjson.String:
+			started = strings.Clone(v.Str)
+		case strings.EqualFold(k.Str, "started_at") || k.Str == "started_at":
+			// Another case or another type: encoding/json's own rules.
+			plain = false
+			return false
+		}
+		return true
+	})
+	if !plain {
+		var head struct {
+			StartedAt string `json:"started_at"`
+		}
+		_ = json.Unmarshal(b, &head)
+		return head.StartedAt
+	}
+	return started
+}
+
 // ListRounds returns the round folders of a series (Folders) in series
-// order (Before), reading started_at from each round.json.
+// order (Before), reading started_at from each round.json (startedAt).
 func ListRounds(series string) ([]string, error) {
 	dirs, err := Folders(series)
 	if err != nil {
@@ -355,11 +399,7 @@ func ListRounds(series string) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		var head struct {
-			StartedAt string `json:"started_at"`
-		}
-		_ = json.Unmarshal(b, &head)
-		items[i].started = head.StartedAt
+		items[i].started = startedAt(b)
 	}
 	sort.Slice(items, func(i, j int) bool {
 		return Before(items[i].started, items[i].dir, items[j].started, items[j].dir)

@@ -2,6 +2,7 @@ package round
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -166,6 +167,27 @@ func TestWriteFindings_IsMarshalIndent(t *testing.T) {
 		}
 		if got.String() != string(b) {
 			t.Errorf("%d findings: got\n%.200s\nwant\n%.200s", len(fs), got.String(), b)
+		}
+	}
+}
+
+// TestStartedAtAsDecoded: ListRounds' reading of started_at gives what
+// encoding/json gives for it alone, for the record spar writes and for
+// hand edits (a key twice, another case, another type, not JSON).
+func TestStartedAtAsDecoded(t *testing.T) {
+	for _, text := range []string{
+		`{"schema":"review-round/v1","started_at":"2026-01-01T00:00:01Z","documents":[{"lines":["a"]}]}`,
+		`{"started_at":"2026-01-01T00:00:01Z","started_at":"2026-01-02T00:00:00Z"}`,
+		`{"Started_At":"2026-01-03T00:00:00Z"}`, `{"started_at":"a","STARTED_AT":"b"}`,
+		`{"started_at":7}`, `{"started_at":null}`, `{"started_at":"x\u00e9\n"}`, `{}`, `[]`, `"x"`, `{"started_at":"a"`, ``,
+		`{"other":{"started_at":"nested"}}`,
+	} {
+		var want struct {
+			StartedAt string `json:"started_at"`
+		}
+		_ = json.Unmarshal([]byte(text), &want)
+		if got := startedAt([]byte(text)); got != want.StartedAt {
+			t.Errorf("%s: %q, encoding/json %q", text, got, want.StartedAt)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"unsafe"
 
 	"github.com/jaekit/spar/lib/filekind"
 )
@@ -57,6 +58,17 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s grew past the %d MiB a record may hold", filepath.Base(path), MaxRecord>>20)
 	}
 	return b, nil
+}
+
+// ReadText is ReadFile as a string, without a copy: the bytes ReadFile
+// read are never written again, so the string may share them (a reviewer's
+// raw result is checked as text, and the gate checks every round's).
+func ReadText(path string) (string, error) {
+	b, err := ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // FileSHA256 is the sha256 of the record at path, read a piece at a time
