@@ -5,19 +5,14 @@ package gate
 // linear in rounds (BenchmarkGateRatio reports the 1000/100 ratio).
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jaekit/spar/lib/gate/fixture"
-	"github.com/jaekit/spar/lib/round"
 )
 
 var (
@@ -32,36 +27,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(benchRoot)
 	}
 	os.Exit(code)
-}
-
-// benchRepo makes a repository of n+1 commits with git fast-import (one
-// process): commit 0 is the base, commit i the head of round i, each
-// changing one source file and one check file.
-func benchRepo(tb testing.TB, dir string, n int) []string {
-	git := func(stdin []byte, args ...string) []byte {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-		cmd.Stdin = bytes.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return out
-	}
-	git(nil, "init", "-q", "-b", "main")
-	var s bytes.Buffer
-	for i := 0; i <= n; i++ {
-		fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter spar <spar@example.invalid> %d +0000\ndata 4\nc%03d\n", i+1, 1700000000+i, i%1000)
-		if i > 0 {
-			fmt.Fprintf(&s, "from :%d\n", i)
-		}
-		body := strings.Repeat(fmt.Sprintf("line %d\n", i), 1+i%7)
-		fmt.Fprintf(&s, "M 100644 inline src/f%d.go\ndata %d\n%s\n", i%20, len(body), body)
-		fmt.Fprintf(&s, "M 100644 inline checks/t%d.sh\ndata %d\n%s\n", i%5, len(body), body)
-	}
-	git(s.Bytes(), "fast-import", "--quiet")
-	return strings.Fields(string(git(nil, "rev-list", "--reverse", "main")))
 }
 
 // benchSeries writes (once per size) a series of n counted code rounds of 50
@@ -81,64 +46,8 @@ func benchSeries(tb testing.TB, n int) []string {
 		}
 		benchRoot = d
 	}
-	dirs := writeSeries(tb, filepath.Join(benchRoot, fmt.Sprint(n)), n)
+	dirs := fixture.Series(tb, filepath.Join(benchRoot, fmt.Sprint(n)), n)
 	benchSets[n] = dirs
-	return dirs
-}
-
-// writeSeries writes benchSeries' series of n rounds under root (its
-// repository in root/repo, the rounds in root/reviews/s).
-func writeSeries(tb testing.TB, root string, n int) []string {
-	repo := filepath.Join(root, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	commits := benchRepo(tb, repo, n)
-	for _, d := range []string{"rules.md", "criteria.md"} {
-		if err := os.WriteFile(filepath.Join(root, d), []byte(strings.Repeat("a rule line of the document\n", 100)), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	fixture.Sync = false
-	defer func() { fixture.Sync = true }()
-	var dirs []string
-	for i := 1; i <= n; i++ {
-		s := fixture.Spec{
-			Dir: filepath.Join("reviews", "s", fmt.Sprintf("code-%d", i)), Repo: "repo",
-			Base: commits[0], Head: commits[i], Number: i,
-			StartedAt:  time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).Format(time.RFC3339),
-			Required:   []string{"codex"},
-			Reviewers:  []string{"codex=completed", "claude=completed"},
-			CheckPaths: []string{"checks/**"},
-			Documents:  []fixture.Document{{Role: "rule", Path: "rules.md"}, {Role: "criteria", Path: "criteria.md"}},
-		}
-		for k := 0; k < 50; k++ {
-			id := fmt.Sprintf("codex-F%d", k+1)
-			var class string
-			var e *round.LedgerEntry
-			switch {
-			case k < 10:
-				class = "defect"
-				e = &round.LedgerEntry{Finding: id, Disposition: "fixed", Commit: commits[i], FailedBefore: "go test ./x", PassedAfter: "go test ./x"}
-			case k < 15:
-				class = "requirement-question"
-				e = &round.LedgerEntry{Finding: id, Disposition: "answered", UserQuote: "keep the old behaviour"}
-			case k < 40:
-				class = "hardening"
-				e = &round.LedgerEntry{Finding: id, Disposition: "deferred", Auto: true, To: "hardening backlog"}
-			default:
-				class = "note"
-			}
-			s.Findings = append(s.Findings, fixture.Finding{ID: id, Class: class})
-			if e != nil {
-				s.Ledger = append(s.Ledger, *e)
-			}
-		}
-		if err := fixture.Write(root, s); err != nil {
-			tb.Fatal(err)
-		}
-		dirs = append(dirs, filepath.Join(root, s.Dir))
-	}
 	return dirs
 }
 
@@ -182,23 +91,13 @@ func BenchmarkGate(b *testing.B) {
 			dirs := benchSeries(b, n)
 			env := benchEnv(b)
 			b.ResetTimer()
-			c0 := cpuTime()
+			c0 := fixture.CPUTime()
 			for i := 0; i < b.N; i++ {
 				gateEnv(b, dirs, env)
 			}
-			b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((fixture.CPUTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time of this process and its waited-for children (the
-// git processes): on a shared machine the wall time also measures the
-// neighbours, the CPU time only the gate.
-func cpuTime() time.Duration {
-	var self, kids syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
-	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
 }
 
 // BenchmarkGateRatio gates 100 and 1,000 rounds in each iteration and
@@ -209,14 +108,14 @@ func BenchmarkGateRatio(b *testing.B) {
 	b.ResetTimer()
 	var ts, tl, cs, cl time.Duration
 	for i := 0; i < b.N; i++ {
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), fixture.CPUTime()
 		gateEnv(b, small, env)
-		t1, c1 := time.Now(), cpuTime()
+		t1, c1 := time.Now(), fixture.CPUTime()
 		gateEnv(b, large, env)
 		ts += t1.Sub(t0)
 		tl += time.Since(t1)
 		cs += c1 - c0
-		cl += cpuTime() - c1
+		cl += fixture.CPUTime() - c1
 	}
 	b.ReportMetric(ts.Seconds()/float64(b.N), "s/100rounds")
 	b.ReportMetric(tl.Seconds()/float64(b.N), "s/1000rounds")

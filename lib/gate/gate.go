@@ -235,9 +235,9 @@ func (g *gate) collect() {
 		for _, l := range s.listed {
 			abs = append(abs, l.abs)
 		}
-		var derive func(*roundData) []envelope.Finding
+		var derive rederiver
 		if g.rederiving {
-			derive = g.deriveRound
+			derive = g
 		}
 		rounds, extra := readSeries(s.abs, abs, derive)
 		if p := g.pending; p != nil && filepath.Dir(p.abs) == s.abs {

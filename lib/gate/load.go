@@ -80,12 +80,16 @@ type finding = round.FindingHead
 // without finished_at, another findings.json than round.json names, staged
 // writes round.json does not name) is unreadable here, never left out
 // silently (G32).
-func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundData {
+func readRound(dir string, derive rederiver) *roundData {
+	return finishRound(openRound(dir, derive != nil), derive)
+}
+
+// openRound reads round.json of the round folder dir: whole (for a round
+// the gate re-derives: read it whole once) or the fields every round needs.
+func openRound(dir string, whole bool) *roundData {
 	d := &roundData{abs: dir, name: filepath.Base(dir)}
 	read := round.ReadHead
-	if derive != nil {
-		// Every round but a dry run is re-derived from round.json read
-		// whole: read it whole once.
+	if whole {
 		read = round.ReadRecord
 	}
 	rec, err := read(dir)
@@ -94,6 +98,15 @@ func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundDat
 		return d
 	}
 	d.rec = rec
+	return d
+}
+
+// finishRound reads the rest of the round openRound opened (readRound).
+func finishRound(d *roundData, derive rederiver) *roundData {
+	if d.rec == nil {
+		return d
+	}
+	dir, rec := d.abs, d.rec
 	b, err := round.Publication(dir, rec)
 	if why, torn := round.Torn(err); torn {
 		d.state, d.err = unreadable, errors.New(why)
@@ -118,7 +131,7 @@ func readRound(dir string, derive func(*roundData) []envelope.Finding) *roundDat
 		if !wholeRecord(d, rec) {
 			return d
 		}
-		if derived := derive(d); derived != nil {
+		if derived := derive.deriveRound(d); derived != nil {
 			finds = make([]finding, len(derived))
 			for i := range derived {
 				finds[i] = round.HeadOf(&derived[i])
@@ -219,14 +232,24 @@ func pathFreeOrNil(err error) error {
 	return pathFree(err)
 }
 
+// rederiver is the gate's re-derivation as readSeries runs it (trust.go):
+// what every round will need read at once (prefetch, given the round.json of
+// each round of the series), then each round derived as it is read.
+type rederiver interface {
+	prefetch(recs []*round.Record)
+	deriveRound(r *roundData) []envelope.Finding
+}
+
 // readSeries reads every round of a series folder (round.Folders: links
 // followed, any record counts) and the listed folders that are not among
 // them, in parallel, each once. The series' rounds come back in series
 // order (round.Before).
 //
-// derive, when not nil, re-derives each round of the series as it is read
-// (readRound); the listed folders outside the series are read without it.
-func readSeries(series string, listed []string, derive func(*roundData) []envelope.Finding) (rounds []*roundData, extra map[string]*roundData) {
+// With derive, the rounds of the series are re-derived as they are read:
+// their round.json first (whole), then derive.prefetch, then the rest of
+// each round (readRound); the listed folders outside the series are read
+// without it.
+func readSeries(series string, listed []string, derive rederiver) (rounds []*roundData, extra map[string]*roundData) {
 	dirs, _ := round.Folders(series)
 	inSeries := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
@@ -240,33 +263,29 @@ func readSeries(series string, listed []string, derive func(*roundData) []envelo
 	}
 	all := append(append([]string{}, dirs...), extras...)
 	read := make([]*roundData, len(all))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	workers := runtime.GOMAXPROCS(0)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if i < len(dirs) && derive != nil {
-					read[i] = readRound(all[i], derive)
-					continue
-				}
-				r := readRound(all[i], nil)
-				if r.state == published && !r.rec.DryRun {
-					// Read whole as the gate reads it (a config whose
-					// digest does not follow is unreadable everywhere).
-					fullRecord(r)
-				}
-				read[i] = r
+	if derive != nil {
+		parallel(len(dirs), func(i int) { read[i] = openRound(dirs[i], true) })
+		recs := make([]*round.Record, 0, len(dirs))
+		for _, r := range read[:len(dirs)] {
+			if r.rec != nil {
+				recs = append(recs, r.rec)
 			}
-		}()
+		}
+		derive.prefetch(recs)
 	}
-	for i := range all {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel(len(all), func(i int) {
+		if i < len(dirs) && derive != nil {
+			read[i] = finishRound(read[i], derive)
+			return
+		}
+		r := readRound(all[i], nil)
+		if r.state == published && !r.rec.DryRun {
+			// Read whole as the gate reads it (a config whose digest
+			// does not follow is unreadable everywhere).
+			fullRecord(r)
+		}
+		read[i] = r
+	})
 	rounds = read[:len(dirs)]
 	foreignRounds(series, dirs, rounds)
 	sort.SliceStable(rounds, func(i, j int) bool {
@@ -318,6 +337,26 @@ func foreignRounds(series string, dirs []string, rounds []*roundData) {
 			r.state, r.err = unreadable, errors.New("round.json names the series "+quote(other)+", which holds "+missing+", not in this folder")
 		}
 	}
+}
+
+// parallel runs f(0) … f(n-1), one worker per processor.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 func startedAt(r *roundData) string {

@@ -26,7 +26,7 @@ func statusSeries(t *testing.T) (string, []string) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := benchRepo(t, repo, 3)
+	c := fixture.Repo(t, repo, 3)
 	cfg := filepath.Join(root, "spar.toml")
 	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -250,14 +250,14 @@ func BenchmarkStatus100(b *testing.B) {
 	b.Setenv("SPAR_CONFIG", env("SPAR_CONFIG"))
 	series := filepath.Dir(dirs[0])
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := fixture.CPUTime()
 	for i := 0; i < b.N; i++ {
 		st, err := StatusOf([]string{series})
 		if err != nil || len(st.Series[0].Findings) != 5000 {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((fixture.CPUTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // The verdict line of the last round of that series.
@@ -266,13 +266,13 @@ func BenchmarkRoundVerdict100(b *testing.B) {
 	env := benchEnv(b)
 	b.Setenv("SPAR_CONFIG", env("SPAR_CONFIG"))
 	b.ResetTimer()
-	c0 := cpuTime()
+	c0 := fixture.CPUTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := RoundVerdict(dirs[len(dirs)-1], nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((fixture.CPUTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // A series with no recorded round (spar extend started it) is empty; the

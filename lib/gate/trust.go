@@ -197,6 +197,11 @@ type derivation struct {
 func (g *gate) loadTree(repo, commit string) (*gitx.Tree, error) {
 	g.treesMu.Lock()
 	defer g.treesMu.Unlock()
+	return g.treesOf(repo).Load(commit)
+}
+
+// treesOf is repo's tree loader (g.treesMu held).
+func (g *gate) treesOf(repo string) *gitx.Trees {
 	if g.trees == nil {
 		g.trees = map[string]*gitx.Trees{}
 	}
@@ -205,7 +210,7 @@ func (g *gate) loadTree(repo, commit string) (*gitx.Tree, error) {
 		t = gitx.NewTrees(repo)
 		g.trees[repo] = t
 	}
-	return t.Load(commit)
+	return t
 }
 
 // closeTrees ends the git processes of loadTree.
@@ -214,6 +219,28 @@ func (g *gate) closeTrees() {
 		t.Close()
 	}
 	g.trees = nil
+}
+
+// prefetch reads the trees of every round's head and base, a level of the
+// trees at a time for all of them (gitx.Trees.Prefetch), before the rounds
+// are derived: a thousand rounds wait on git a few times, not a thousand.
+func (g *gate) prefetch(recs []*round.Record) {
+	byRepo := map[string][]string{}
+	var repos []string
+	for _, rec := range recs {
+		if rec.DryRun {
+			continue
+		}
+		if _, ok := byRepo[rec.Repo]; !ok {
+			repos = append(repos, rec.Repo)
+		}
+		byRepo[rec.Repo] = append(byRepo[rec.Repo], rec.Head, rec.Base)
+	}
+	g.treesMu.Lock()
+	defer g.treesMu.Unlock()
+	for _, repo := range repos {
+		g.treesOf(repo).Prefetch(byRepo[repo])
+	}
 }
 
 // deriveRound derives the findings of the round r (read whole, its

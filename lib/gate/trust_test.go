@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jaekit/spar/lib/gate/fixture"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
 )
@@ -68,7 +69,7 @@ func editEarlierRound(t *testing.T, dir, id string) {
 // and counts recomputed, so the round reads as published) blocks, and the
 // reason names the round and the finding; the latest round is untouched.
 func TestTrust_EarlierRoundRederived(t *testing.T) {
-	dirs := writeSeries(t, t.TempDir(), 3)
+	dirs := fixture.Series(t, t.TempDir(), 3)
 	env := benchEnv(t)
 	if rec := Decide(Options{Rounds: dirs, Getenv: env}); rec.State != Passed {
 		t.Fatalf("the series blocks before the edit: %q", rec.Reasons)

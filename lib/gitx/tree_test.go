@@ -176,4 +176,33 @@ func TestTrees_SameAsLoadTree(t *testing.T) {
 	if err := trees.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
+
+	// Prefetched, a level of the trees at a time: the same trees, the same
+	// errors, and no round trip of its own for a prefetched commit.
+	pre := NewTrees(dir)
+	defer pre.Close()
+	pre.Prefetch([]string{one, two, one, strings.Repeat("0", 40), "--output=x"})
+	if pre.trips != 5 || pre.broken {
+		// One round trip for the commits, then one for each level of
+		// their trees: the roots, {app, tools, 한글, vendor}, {deep,
+		// only}, {er}.
+		t.Errorf("prefetch: %d round trips (broken %t), want 5", pre.trips, pre.broken)
+	}
+	for _, c := range []string{one, two} {
+		want, _ := LoadTree(dir, c)
+		got, err := pre.Load(c)
+		if err != nil || got.Commit != want.Commit || !reflect.DeepEqual(got.blobs, want.blobs) || !reflect.DeepEqual(got.dirs, want.dirs) || !reflect.DeepEqual(got.gitlinks, want.gitlinks) {
+			t.Errorf("%s prefetched: %+v (%v), LoadTree %+v", c, got, err, want)
+		}
+	}
+	if pre.trips != 5 {
+		t.Errorf("loading prefetched commits made %d round trips", pre.trips-5)
+	}
+	for _, bad := range []string{strings.Repeat("0", 40), "--output=x"} {
+		_, want := LoadTree(dir, bad)
+		_, got := pre.Load(bad)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("prefetched Load(%q): %v, want LoadTree's %v", bad, got, want)
+		}
+	}
 }
