@@ -72,7 +72,9 @@ type Finding struct {
 // complete passes through with its status and reason unchanged; a
 // completed run's raw result is checked.
 func Check(r Round, run envelope.ReviewerRun) envelope.Result {
-	res, _ := CheckFindings(r, run)
+	// The findings are not kept: spar-check passes the raw result on
+	// (60,000 findings would hold another copy of their fields).
+	res, _ := checkRun(r, run, false)
 	if res.Verdict != nil {
 		res.Result = json.RawMessage(strings.TrimSpace(*run.Result))
 	}
@@ -85,6 +87,10 @@ func Check(r Round, run envelope.ReviewerRun) envelope.Result {
 // raw result is not copied into the returned result (its Result is nil):
 // the caller holds it in run.
 func CheckFindings(r Round, run envelope.ReviewerRun) (envelope.Result, []Finding) {
+	return checkRun(r, run, true)
+}
+
+func checkRun(r Round, run envelope.ReviewerRun, keep bool) (envelope.Result, []Finding) {
 	res := envelope.Result{Reviewer: run.Reviewer, Status: run.Status, Reason: run.Reason, Result: nil}
 	res.Standpoint = standpointOf(r.Standpoints, run.Reviewer)
 	if run.Status != Completed {
@@ -94,7 +100,7 @@ func CheckFindings(r Round, run envelope.ReviewerRun) (envelope.Result, []Findin
 		res.Status, res.Reason = InvalidOutput, "result: the reviewer gave no result"
 		return res, nil
 	}
-	c := Raw(r, run.Reviewer, *run.Result)
+	c := raw(r, run.Reviewer, *run.Result, keep)
 	res.Status, res.Reason = c.Status, c.Reason
 	if c.Status == InvalidOutput {
 		return res, nil
@@ -111,7 +117,8 @@ type Checked struct {
 	Reason  string // "" when completed; names the key at fault
 	Verdict string
 	Report  *envelope.StandpointReport // the assigned reviewer's report; nil otherwise
-	// Findings are the result's findings as read (nil when invalid_output).
+	// Findings are the result's findings as read (nil when invalid_output,
+	// and from Check, which only checks them).
 	// A string is gjson's reading of it, which is encoding/json's for valid
 	// UTF-8 JSON (TestFindingsReadAsDecoded holds the two to each other).
 	Findings []Finding
@@ -121,8 +128,13 @@ type fault struct{ reason string }
 
 func failf(format string, a ...any) { panic(fault{fmt.Sprintf(format, a...)}) }
 
-// Raw checks the raw result text of reviewer.
-func Raw(r Round, reviewer, raw string) (out Checked) {
+// Raw checks the raw result text of reviewer, and gives the findings it
+// read.
+func Raw(r Round, reviewer, text string) Checked { return raw(r, reviewer, text, true) }
+
+// raw is Raw; keep says whether the findings are kept (Checked.Findings)
+// or only checked.
+func raw(r Round, reviewer, raw string, keep bool) (out Checked) {
 	defer func() {
 		if p := recover(); p != nil {
 			f, ok := p.(fault)
@@ -179,12 +191,17 @@ func Raw(r Round, reviewer, raw string) (out Checked) {
 	}
 	var finds []Finding
 	var scratch members
+	var one Finding
+	n := 0
 	fs.ForEach(func(_, f gjson.Result) bool {
-		finds = append(finds, Finding{})
-		finding(len(finds)-1, f, &finds[len(finds)-1], &scratch)
+		finding(n, f, &one, &scratch)
+		n++
+		if keep {
+			finds = append(finds, one)
+		}
 		return true
 	})
-	if finds == nil {
+	if keep && finds == nil {
 		finds = []Finding{}
 	}
 	// G6: limits is a string.
