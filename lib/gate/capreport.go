@@ -98,7 +98,7 @@ func Caps(dir string) (*CapReport, error) {
 	if _, err := os.Lstat(filepath.Join(abs, round.RoundFile)); err == nil {
 		return nil, &RefusalError{fmt.Sprintf("%q is a round, not a series; its series is %q", dir, filepath.Dir(filepath.Clean(dir)))}
 	}
-	rounds, _ := readSeries(abs, nil, nil)
+	rounds, _ := readSeries(abs, nil, nil, true)
 	// An empty folder is a series with nothing yet (spar extend may start
 	// one); a folder with other things in it and no round is not a series.
 	if ents, _ := os.ReadDir(abs); len(rounds) == 0 && len(ents) > 0 &&

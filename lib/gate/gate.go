@@ -71,7 +71,11 @@ type listedRound struct {
 }
 
 // run reads the rounds and decides, keeping what the SARIF export needs.
-func run(o Options) *gate {
+func run(o Options) *gate { return runKeeping(o, false) }
+
+// runKeeping is run; keep says whether each round's derived findings are
+// kept whole (spar status).
+func runKeeping(o Options, keep bool) *gate {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -84,7 +88,7 @@ func run(o Options) *gate {
 		Growth:             []Growth{},
 		PreviousGateDigest: o.PreviousGateDigest,
 	}
-	g := &gate{opts: o, rec: rec, states: map[*roundData]map[string]sarif.State{}, rederiving: true}
+	g := &gate{opts: o, rec: rec, states: map[*roundData]map[string]sarif.State{}, rederiving: true, keepFindings: keep}
 	defer g.closeTrees()
 	g.collect()
 	g.decide()
@@ -106,6 +110,9 @@ type gate struct {
 	// rederiving: the rounds of each series are derived again as they are
 	// read (trust.go); the verdict line's tally (RoundVerdict) does not.
 	rederiving bool
+	// keepFindings: each round's derived findings are kept (roundData
+	// findings), for spar status, which shows every finding whole.
+	keepFindings bool
 	rec        *Record
 	series     []*seriesData
 	listed     []*listedRound
@@ -239,7 +246,7 @@ func (g *gate) collect() {
 		if g.rederiving {
 			derive = g
 		}
-		rounds, extra := readSeries(s.abs, abs, derive)
+		rounds, extra := readSeries(s.abs, abs, derive, true)
 		if p := g.pending; p != nil && filepath.Dir(p.abs) == s.abs {
 			for i, r := range rounds {
 				if r.abs == p.abs {

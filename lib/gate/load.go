@@ -53,6 +53,12 @@ type roundData struct {
 	// derivation is what re-deriving the round's findings gave (trust.go),
 	// for the rounds the gate re-derives.
 	derivation derivation
+	// findings are the round's findings whole, when the gate keeps them
+	// (keepFindings) and findings.json is their encoding: what spar status
+	// shows without reading the round again (the values findings.json
+	// decodes to, but for text that is not UTF-8, a cited line of a head
+	// file, which the file holds as U+FFFD).
+	findings []envelope.Finding
 }
 
 // dryRun: a round.json that says dry run but does not read as one (G32) is
@@ -249,7 +255,12 @@ type rederiver interface {
 // their round.json first (whole), then derive.prefetch, then the rest of
 // each round (readRound); the listed folders outside the series are read
 // without it.
-func readSeries(series string, listed []string, derive rederiver) (rounds []*roundData, extra map[string]*roundData) {
+//
+// Without derive, whole says whether each published round but a dry run is
+// read whole (fullRecord, as the gate reads it: a config whose digest does
+// not follow is unreadable everywhere) or only its heads (gatedRounds: which
+// rounds a list holds does not depend on it).
+func readSeries(series string, listed []string, derive rederiver, whole bool) (rounds []*roundData, extra map[string]*roundData) {
 	dirs, _ := round.Folders(series)
 	inSeries := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
@@ -279,9 +290,7 @@ func readSeries(series string, listed []string, derive rederiver) (rounds []*rou
 			return
 		}
 		r := readRound(all[i], nil)
-		if r.state == published && !r.rec.DryRun {
-			// Read whole as the gate reads it (a config whose digest
-			// does not follow is unreadable everywhere).
+		if whole && r.state == published && !r.rec.DryRun {
 			fullRecord(r)
 		}
 		read[i] = r

@@ -214,7 +214,7 @@ func seriesStatus(series string) SeriesStatus {
 		out.Next = "spar run --stage code --base REV --head HEAD --out " + shellQuote(filepath.Join(series, "code-1"))
 		return out
 	}
-	g := run(Options{Rounds: listed})
+	g := runKeeping(Options{Rounds: listed}, true)
 	out.State = g.rec.State
 	out.Reasons = g.rec.Reasons
 	out.RequiredReviewers = g.rec.RequiredReviewers
@@ -238,13 +238,19 @@ func seriesStatus(series string) SeriesStatus {
 		if l.dup || r == nil || r.state != published || r.rec.DryRun {
 			continue
 		}
-		_, fs, err := round.Load(r.abs)
-		if err != nil {
-			// The gate read it; a reader that now fails says so in the
-			// reasons when the gate runs again.
-			continue
+		finds := r.findings
+		if finds == nil {
+			// Not re-derived to findings.json's bytes (the gate's reasons
+			// say why): the file's findings, as they stand.
+			_, fs, err := round.Load(r.abs)
+			if err != nil {
+				// The gate read it; a reader that now fails says so in
+				// the reasons when the gate runs again.
+				continue
+			}
+			finds = fs.Findings
 		}
-		for _, f := range fs.Findings {
+		for _, f := range finds {
 			all = append(all, member{r, f})
 			sf := StatusFinding{Round: r.name, ID: f.ID, Reviewer: f.Reviewer, Class: f.Class, ClassReason: f.ClassReason,
 				Location: f.Location, Claim: f.Claim}

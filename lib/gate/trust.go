@@ -255,6 +255,9 @@ func (g *gate) deriveRound(r *roundData) []envelope.Finding {
 	}
 	same := &sameBytes{want: r.findingsRaw}
 	if err := round.WriteFindings(same, r.rec.Name, derived); err == nil && same.off == len(same.want) {
+		if g.keepFindings {
+			r.findings = derived
+		}
 		return derived
 	} else if err != nil && !errors.Is(err, errDiffers) {
 		r.derivation.problem = "its findings cannot be compared with findings.json (" + oneLine(err.Error()) + ")"

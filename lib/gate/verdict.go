@@ -92,7 +92,9 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 // (pending counts as recorded). spar status and the verdict line gate
 // these; seriesRounds (series.go) is what `spar gate SERIES` lists.
 func gatedRounds(series string, pending *roundData) []string {
-	rounds, _ := readSeries(series, nil, nil)
+	// Which rounds are listed depends on their heads alone: a round read
+	// whole could only turn from published to unreadable, listed either way.
+	rounds, _ := readSeries(series, nil, nil, false)
 	var out []string
 	for _, r := range rounds {
 		if pending != nil && r.abs == pending.abs {
