@@ -113,9 +113,9 @@ type gate struct {
 	// keepFindings: each round's derived findings are kept (roundData
 	// findings), for spar status, which shows every finding whole.
 	keepFindings bool
-	rec        *Record
-	series     []*seriesData
-	listed     []*listedRound
+	rec          *Record
+	series       []*seriesData
+	listed       []*listedRound
 	// states is what the gate decided about each finding of each listed,
 	// published round: the SARIF export's suppressions.
 	states map[*roundData]map[string]sarif.State
