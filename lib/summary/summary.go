@@ -104,20 +104,27 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Disposition is the summary's disposition column for a finding: the last
-// ledger line for it decides; none is "-".
-func Disposition(ledger []round.LedgerEntry, id string) string {
-	d := "-"
-	for _, e := range ledger {
-		if e.Finding != id {
-			continue
-		}
-		d = e.Disposition
-		if e.Auto {
-			d += " (auto)"
-		}
+// lastLines is each finding's last ledger line, the one that decides.
+func lastLines(ledger []round.LedgerEntry) map[string]*round.LedgerEntry {
+	last := make(map[string]*round.LedgerEntry, len(ledger))
+	for i := range ledger {
+		last[ledger[i].Finding] = &ledger[i]
 	}
-	return d
+	return last
+}
+
+// disposition is the summary's disposition column for a finding: its last
+// ledger line decides (last, lastLines); none is "-". One look per finding:
+// a round of 60,000 findings has as many ledger lines.
+func disposition(last map[string]*round.LedgerEntry, id string) string {
+	e := last[id]
+	if e == nil {
+		return "-"
+	}
+	if e.Auto {
+		return e.Disposition + " (auto)"
+	}
+	return e.Disposition
 }
 
 // cell makes text safe inside one Markdown table cell.
@@ -195,6 +202,7 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 		w("No findings.\n")
 	} else {
 		w("| id | class | location | claim | disposition |\n| --- | --- | --- | --- | --- |\n")
+		last := lastLines(ledger)
 		for _, f := range findings {
 			loc := f.Location
 			if f.LocationUnreadable {
@@ -206,7 +214,7 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 				// docs/trust.md: the gate blocks on it as its committed class.
 				class += fmt.Sprintf(" (only through the uncommitted check path %s; %s by the committed ones)", f.CheckPath, f.CommittedClass)
 			}
-			w("| %s | %s | %s | %s | %s |\n", cell(f.ID), cell(class), cell(loc), cell(f.Claim), cell(Disposition(ledger, f.ID)))
+			w("| %s | %s | %s | %s | %s |\n", cell(f.ID), cell(class), cell(loc), cell(f.Claim), cell(disposition(last, f.ID)))
 		}
 	}
 
@@ -376,10 +384,7 @@ func renderWhy(w func(string, ...any), findings []envelope.Finding, ledger []rou
 		}
 	}
 
-	last := make(map[string]*round.LedgerEntry, len(ledger))
-	for i := range ledger {
-		last[ledger[i].Finding] = &ledger[i]
-	}
+	last := lastLines(ledger)
 	head := false
 	for _, f := range findings {
 		e, ok := last[f.ID]
