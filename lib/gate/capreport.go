@@ -105,6 +105,13 @@ func Caps(dir string) (*CapReport, error) {
 		!isFile(filepath.Join(abs, round.ExtensionFile)) && !isFile(filepath.Join(abs, round.LockFile)) {
 		return nil, &RefusalError{fmt.Sprintf("%q is not a series: it holds no round and no extensions.jsonl (a series is the parent folder of spar run --out)", dir)}
 	}
+	return capReport(dir, abs, rounds)
+}
+
+// capReport is the cap report of the series folder dir (abs, its absolute
+// path) whose rounds readSeries read whole (Caps; spar status passes the
+// rounds its gate read, so that a status reads each round once).
+func capReport(dir, abs string, rounds []*roundData) (*CapReport, error) {
 	exts, err := round.ReadExtensions(abs)
 	if err != nil {
 		return nil, &RefusalError{fmt.Sprintf("series %q: %v", dir, err)}
@@ -129,11 +136,15 @@ func Caps(dir string) (*CapReport, error) {
 			}
 		}
 		// Usage comes from the attempts round.json keeps (not its stored
-		// totals: a record from before them counts the same). The gate's
-		// fast reader takes no reviewers, so round.json is read whole.
-		full, err := round.ReadRecord(r.abs)
-		if err != nil {
-			return nil, &RefusalError{fmt.Sprintf("series %q: round %q is unreadable: %v", dir, r.name, pathFree(err))}
+		// totals: a record from before them counts the same). A round read
+		// by the fast reader alone (a dry run, a stopped round) has no
+		// reviewers: its round.json is read whole.
+		full := r.rec
+		if !r.full {
+			var err error
+			if full, err = round.ReadRecord(r.abs); err != nil {
+				return nil, &RefusalError{fmt.Sprintf("series %q: round %q is unreadable: %v", dir, r.name, pathFree(err))}
+			}
 		}
 		cr.Usage = round.RecordUsage(full)
 		rep.Rounds = append(rep.Rounds, cr)

@@ -195,9 +195,11 @@ func seriesOf(d string) (string, error) {
 func seriesStatus(series string) SeriesStatus {
 	out := SeriesStatus{Series: series, State: StatusEmpty, Findings: []StatusFinding{}, Corroborated: []Corroboration{},
 		RequiredReviewers: []Required{}, Caps: []StatusCap{}, Reasons: []string{}}
-	if rep, err := Caps(series); err != nil {
-		out.CapsError = err.Error()
-	} else {
+	caps := func(rep *CapReport, err error) {
+		if err != nil {
+			out.CapsError = err.Error()
+			return
+		}
 		for _, s := range rep.Stages {
 			out.Caps = append(out.Caps, StatusCap{Stage: s.Stage, Used: s.Counted, Limit: s.Limit})
 		}
@@ -211,10 +213,17 @@ func seriesStatus(series string) SeriesStatus {
 		listed = append(listed, filepath.Join(series, filepath.Base(d)))
 	}
 	if len(listed) == 0 {
+		caps(Caps(series))
 		out.Next = "spar run --stage code --base REV --head HEAD --out " + shellQuote(filepath.Join(series, "code-1"))
 		return out
 	}
 	g := runKeeping(Options{Rounds: listed}, true)
+	if len(g.series) == 1 && g.series[0].abs == abs {
+		// The caps of the rounds the gate read (each round read once).
+		caps(capReport(series, abs, g.series[0].rounds))
+	} else {
+		caps(Caps(series))
+	}
 	out.State = g.rec.State
 	out.Reasons = g.rec.Reasons
 	out.RequiredReviewers = g.rec.RequiredReviewers
