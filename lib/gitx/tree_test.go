@@ -128,6 +128,12 @@ func TestG8_CountLines(t *testing.T) {
 	}
 }
 
+// sameTree reports whether two trees hold the same commit, files, folders
+// and gitlinks.
+func sameTree(a, b *Tree) bool {
+	return a.Commit == b.Commit && reflect.DeepEqual(a.blobs, b.blobs) && reflect.DeepEqual(a.dirs, b.dirs) && reflect.DeepEqual(a.gitlinks, b.gitlinks)
+}
+
 // Trees gives the Tree LoadTree gives, for many commits through one
 // cat-file process (the gate re-derives every round, docs/trust.md "The
 // gate"), and LoadTree's error for a commit the batch cannot read.
@@ -162,7 +168,7 @@ func TestTrees_SameAsLoadTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Commit != want.Commit || !reflect.DeepEqual(got.blobs, want.blobs) || !reflect.DeepEqual(got.dirs, want.dirs) || !reflect.DeepEqual(got.gitlinks, want.gitlinks) {
+		if !sameTree(got, want) {
 			t.Errorf("%s: Trees gives %+v, LoadTree %+v", c, got, want)
 		}
 	}
@@ -191,7 +197,7 @@ func TestTrees_SameAsLoadTree(t *testing.T) {
 	for _, c := range []string{one, two} {
 		want, _ := LoadTree(dir, c)
 		got, err := pre.Load(c)
-		if err != nil || got.Commit != want.Commit || !reflect.DeepEqual(got.blobs, want.blobs) || !reflect.DeepEqual(got.dirs, want.dirs) || !reflect.DeepEqual(got.gitlinks, want.gitlinks) {
+		if err != nil || !sameTree(got, want) {
 			t.Errorf("%s prefetched: %+v (%v), LoadTree %+v", c, got, err, want)
 		}
 	}
