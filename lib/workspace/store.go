@@ -28,7 +28,10 @@ import (
 // Before linking a stored file, spar checks that it is still a regular file
 // with the pair's read-only mode and the size git states for the blob;
 // anything else (a file someone made writable, a truncated one) is left
-// alone and the blob is written from git.
+// alone and the blob is written from git. A file that passes is linked and
+// then hashed as git hashes a blob (blobIs): the store lives in the user's
+// cache, so a same-size, read-only decoy planted there is caught by its id,
+// removed, and the blob written from git.
 type Store struct {
 	dir  string
 	mu   sync.Mutex
@@ -163,7 +166,11 @@ func (s *Store) linkStored(order []key, paths map[key][]string, sizes map[key]in
 }
 
 // linkOne links ps from the stored file of k; false when the store does not
-// hold a usable one.
+// hold a usable one. The stored file is the agent's to write (the store is
+// in the user's cache folder), so its content is verified: ps[0] is linked
+// first and the linked inode is hashed as git hashes a blob; a file whose
+// id is not k's (a same-size decoy with the right mode) is unlinked from
+// the workspace and from the store, and the blob is written from git.
 func (s *Store) linkOne(k key, ps []string, size int64, copies *counter) (bool, error) {
 	if !s.usable(k, size) {
 		return false, nil
@@ -172,6 +179,11 @@ func (s *Store) linkOne(k key, ps []string, size int64, copies *counter) (bool, 
 	err := link(src, ps[0])
 	switch {
 	case err == nil:
+		if !blobIs(ps[0], k.oid, size) {
+			os.Remove(ps[0])
+			os.Remove(src)
+			return false, nil
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		if _, serr := os.Lstat(src); errors.Is(serr, fs.ErrNotExist) {
 			return false, nil // pruned between the check and the link
@@ -184,6 +196,11 @@ func (s *Store) linkOne(k key, ps []string, size int64, copies *counter) (bool, 
 			return false, err
 		}
 		copies.add(1)
+		if !blobIs(ps[0], k.oid, size) {
+			os.Remove(ps[0])
+			os.Remove(src)
+			return false, nil
+		}
 	default:
 		return false, err
 	}

@@ -460,3 +460,51 @@ func TestPrune(t *testing.T) {
 		t.Errorf("left in the store: %v", files)
 	}
 }
+
+// TestTrust_Route1_BlobStorePoisoning: a stored file replaced by a decoy of
+// the blob's size and the store's read-only mode passes every check of
+// mode and size; its git blob id does not match, so the workspace gets the
+// blob from git and the decoy leaves the store.
+func TestTrust_Route1_BlobStorePoisoning(t *testing.T) {
+	repo, base, _ := storeRepo(t, 3, 0)
+	root := t.TempDir()
+	st, _ := StoreOf(root)
+	ws1 := newWS(t, root)
+	if _, err := Build(repo, base, base, ws1, st); err != nil {
+		t.Fatal(err)
+	}
+	Remove(ws1)
+	oid := git(t, repo, "rev-parse", base+":d0/f0.txt")
+	p := st.path(key{oid, "100644"})
+	real, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoy := []byte(strings.Repeat("X", len(real)))
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, decoy, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if !st.usable(key{oid, "100644"}, int64(len(real))) {
+		t.Fatal("the decoy should pass the mode and size checks")
+	}
+
+	ws2 := newWS(t, root)
+	s, err := Build(repo, base, base, ws2, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Written != 1 {
+		t.Errorf("%+v: want the poisoned blob written from git", s)
+	}
+	for _, f := range []string{"head/d0/f0.txt", "base/d0/f0.txt"} {
+		if b, _ := os.ReadFile(filepath.Join(ws2, f)); string(b) != string(real) {
+			t.Errorf("%s: %q, want the blob %q", f, b, real)
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) == string(decoy) {
+		t.Error("the decoy is still in the store")
+	}
+}
