@@ -1,6 +1,10 @@
 package config
 
-import "github.com/jaekit/spar/lib/glob"
+import (
+	"path"
+
+	"github.com/jaekit/spar/lib/glob"
+)
 
 // ProjectCheckPaths reads the check_paths of a project configuration's bytes
 // as a commit holds them (docs/trust.md "Inputs the agent can edit"): the
@@ -28,4 +32,28 @@ func ProjectCheckPaths(file string, b []byte) ([]string, error) {
 		}
 	}
 	return items, nil
+}
+
+// ProjectRules reads the rules of a project configuration's bytes as a
+// commit holds them: each item as the repository path spar-config applies
+// (cleaned, with /), without looking at a working tree. No rules key is [].
+// The gate holds a round's applied rules to it.
+func ProjectRules(file string, b []byte) ([]string, error) {
+	d, err := parseTOML(file, b)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := d.data["rules"]
+	if !ok {
+		return []string{}, nil
+	}
+	items, err := stringList(d, "rules", v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, path.Clean(it))
+	}
+	return out, nil
 }

@@ -138,6 +138,10 @@ type gate struct {
 	// (trust.go).
 	trees   map[string]*gitx.Trees
 	treesMu sync.Mutex
+	// blobCache holds the head blobs recomputeInputs read, by repository
+	// and id.
+	blobCache map[string][]byte
+	blobsMu   sync.Mutex
 }
 
 // openFinding is why the gate counts one finding open and the triage that
@@ -364,6 +368,7 @@ func (g *gate) decide() {
 		g.agentInputs(s)
 		g.requiredReviewers(s)
 		g.noReview(s)
+		g.coverage(s)
 		g.growth(s)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/envelope"
 )
 
 // agentInputs blocks on what the agent under review could bend without a
@@ -23,7 +24,7 @@ func (g *gate) agentInputs(s *seriesData) {
 		return
 	}
 	for _, r := range s.input {
-		for _, d := range r.rec.DirtyInputs {
+		for _, d := range dirtyInputs(r) {
 			what := "the " + d.Role + " document " + d.Path
 			if d.Role == "config" {
 				what = "the project configuration " + d.Path
@@ -78,4 +79,23 @@ func (g *gate) agentInputs(s *seriesData) {
 			g.menu(f.CommittedClass)
 		}
 	}
+}
+
+// dirtyInputs are the inputs of r that differed from its head commit: what
+// round.json records and what the gate recomputed (recomputeInputs), each
+// path once; a round.json whose dirty_inputs were emptied by hand still
+// blocks.
+func dirtyInputs(r *roundData) []envelope.DirtyInput {
+	out := append([]envelope.DirtyInput{}, r.rec.DirtyInputs...)
+	seen := map[string]bool{}
+	for _, d := range out {
+		seen[d.Path] = true
+	}
+	for _, d := range r.dirty {
+		if !seen[d.Path] {
+			seen[d.Path] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -53,6 +53,10 @@ type roundData struct {
 	// derivation is what re-deriving the round's findings gave (trust.go),
 	// for the rounds the gate re-derives.
 	derivation derivation
+	// dirty are the inputs that differed from the head commit, as the
+	// gate recomputed them (recomputeInputs): blocked on with those
+	// round.json records.
+	dirty []envelope.DirtyInput
 	// findings are the round's findings whole, when the gate keeps them
 	// (keepFindings) and findings.json is their encoding: what spar status
 	// shows without reading the round again (the values findings.json

@@ -19,6 +19,7 @@ import (
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/preset"
 	"github.com/jaekit/spar/lib/resultcheck"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/transcript"
@@ -294,6 +295,11 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 			case !errors.Is(err, fs.ErrNotExist):
 				return nil, fmt.Sprintf("the result of reviewer %s cannot be read (%v)", rv.Name, pathFree(err))
 			}
+			if run.Result != nil {
+				if p := streamProblem(r.abs, rv, text); p != "" {
+					return nil, p
+				}
+			}
 		}
 		res, finds := resultcheck.CheckFindings(check, run)
 		if res.Status != rv.Status {
@@ -311,10 +317,17 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 	if len(bad) > 0 {
 		return nil, fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
 	}
+	// The inputs round.json states are recomputed where spar can: from
+	// the head commit and the documents' own lines.
+	inputs, problem := g.recomputeInputs(r)
+	if problem != "" {
+		return nil, problem
+	}
+	r.dirty = inputs.dirty
 	run := &envelope.Run{
 		Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
-		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: rec.Links.CriteriaIDs,
-		CommittedCheckPaths: rec.CommittedCheckPaths,
+		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: inputs.criteriaIDs,
+		CommittedCheckPaths: inputs.committed,
 	}
 	derived, err := classify.ClassifyChecked(run, checked, g.loadTree)
 	if err != nil {
@@ -442,4 +455,36 @@ func waived(s *seriesData, rv round.Reviewer) bool {
 		}
 	}
 	return false
+}
+
+// streamProblem: a process reviewer's result is taken again from its own
+// recorded output (<reviewer>/stdout and stderr, the last attempt's), read
+// as the runner read it while it ran (preset.Replay), and must be
+// result.json byte for byte; the envelope between the stages is as
+// untrusted as the records (docs/trust.md "The gate"). A native review has
+// no stream of spar's: its provenance is the transcript (countsAsReview).
+func streamProblem(dir string, rv round.Reviewer, result string) string {
+	if rv.Preset == envelope.PresetNative {
+		return ""
+	}
+	p, err := preset.Get(rv.Preset)
+	if err != nil {
+		return fmt.Sprintf("round.json gives reviewer %s the preset %q, which is not a preset", rv.Name, rv.Preset)
+	}
+	stdout, err := round.ReadFile(filepath.Join(dir, rv.Name, "stdout"))
+	if err != nil {
+		return fmt.Sprintf("reviewer %s's own output (%s/stdout), from which its result is taken again, cannot be read (%v)", rv.Name, rv.Name, pathFree(err))
+	}
+	stderr, err := round.ReadFile(filepath.Join(dir, rv.Name, "stderr"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("reviewer %s's stderr cannot be read (%v)", rv.Name, pathFree(err))
+	}
+	oc := preset.Replay(p, stdout, stderr)
+	switch {
+	case oc.Result == nil:
+		return fmt.Sprintf("reviewer %s's own output (%s/stdout) holds no result (%s), yet round.json records it completed with result.json", rv.Name, rv.Name, oc.Problem)
+	case *oc.Result != result:
+		return fmt.Sprintf("reviewer %s's result.json is not the result its own output (%s/stdout) holds", rv.Name, rv.Name)
+	}
+	return ""
 }

@@ -25,20 +25,10 @@ import (
 // projectFiles are the working tree paths spar-config may have read the
 // project configuration from; its sha256 is the one cfg.Files records (what was
 // applied), so a later edit cannot make the comparison see other bytes.
-// A document counts as a file of the repository when its real path lies in
-// the working tree and the head commit or the index has that path; an
-// argument document that git does not know (untracked) is the caller's,
-// like one outside the repository. A project rule (config.rules) always
-// counts. Absent from both the working tree and the head is no difference.
 func headInputs(repo string, projectFiles []string, cfg *envelope.Config, run *envelope.Run) (committed []string, dirty []envelope.DirtyInput, err error) {
 	tree, err := gitx.LoadTree(repo, run.Head)
 	if err != nil {
 		return nil, nil, fmt.Errorf("head %s: %w", run.Head, err)
-	}
-	type input struct {
-		path, role string
-		sum        string // sha256 of the working tree's bytes; "" when absent there
-		known      bool   // a file of the repository even when the head lacks it
 	}
 	cfgSum := ""
 	for _, f := range cfg.Files {
@@ -46,34 +36,77 @@ func headInputs(repo string, projectFiles []string, cfg *envelope.Config, run *e
 			cfgSum = f.SHA256
 		}
 	}
-	inputs := []input{{path: config.ProjectFile, role: "config", sum: cfgSum, known: true}}
+	return HeadInputs(HeadInputsOf{
+		Repo: repo, Tree: tree, ConfigSHA256: cfgSum, Documents: run.Documents,
+		Tracked: func(paths []string) (map[string]bool, error) { return trackedPaths(repo, paths) },
+		Blobs:   func(ids []string) (map[string][]byte, error) { return gitx.ReadBlobs(repo, ids) },
+	})
+}
+
+// HeadInputsOf is what HeadInputs compares: the inputs of one round as read
+// (the project configuration's sha256, "" when none was read; the round
+// documents, each with its sha256), the head commit's tree, and how to
+// read its blobs and whether a path was tracked.
+type HeadInputsOf struct {
+	Repo         string // the working tree root, a real path
+	Tree         *gitx.Tree
+	ConfigSHA256 string
+	Documents    []envelope.Document
+	// Tracked reports which repository paths the index holds; asked only
+	// for argument documents the head lacks.
+	Tracked func(paths []string) (map[string]bool, error)
+	// Blobs reads the head's blobs by id.
+	Blobs func(ids []string) (map[string][]byte, error)
+}
+
+// HeadInputs is the one rule of which inputs differ from the head commit
+// (spar-packet records it; the gate recomputes it from round.json's
+// documents and the head commit instead of believing dirty_inputs and
+// committed_check_paths). A document counts as a file of the repository
+// when its real path lies in the working tree and the head commit or the
+// index has that path; an argument document that git does not know
+// (untracked) is the caller's, like one outside the repository. A project
+// rule (config.rules) always counts. Absent from both the working tree and
+// the head is no difference.
+func HeadInputs(in HeadInputsOf) (committed []string, dirty []envelope.DirtyInput, err error) {
+	type input struct {
+		path, role string
+		sum        string // sha256 of the working tree's bytes; "" when absent there
+		known      bool   // a file of the repository even when the head lacks it
+	}
+	tree := in.Tree
+	inputs := []input{{path: config.ProjectFile, role: "config", sum: in.ConfigSHA256, known: true}}
 	var unknown []string // argument documents the head lacks: tracked?
-	for _, d := range run.Documents {
-		rel, ok := repoPath(repo, d.Path)
+	for _, d := range in.Documents {
+		rel, ok := repoPath(in.Repo, d.Path)
 		if !ok {
 			continue
 		}
-		in := input{path: rel, role: d.Role, sum: d.SHA256, known: d.Origin == document.OriginConfig}
-		if _, inHead := tree.Blob(rel); !inHead && !in.known {
+		i := input{path: rel, role: d.Role, sum: d.SHA256, known: d.Origin == document.OriginConfig}
+		if _, inHead := tree.Blob(rel); !inHead && !i.known {
 			unknown = append(unknown, rel)
 		}
-		inputs = append(inputs, in)
+		inputs = append(inputs, i)
 	}
-	tracked, err := trackedPaths(repo, unknown)
-	if err != nil {
-		return nil, nil, err
+	tracked := map[string]bool{}
+	if len(unknown) > 0 {
+		if tracked, err = in.Tracked(unknown); err != nil {
+			return nil, nil, err
+		}
 	}
 
-	// One git cat-file for every regular head blob compared.
+	// One read for every regular head blob compared.
 	var ids []string
-	for _, in := range inputs {
-		if b, ok := tree.Blob(in.path); ok && b.IsRegular() {
+	for _, i := range inputs {
+		if b, ok := tree.Blob(i.path); ok && b.IsRegular() {
 			ids = append(ids, b.ID)
 		}
 	}
-	blobs, err := gitx.ReadBlobs(repo, ids)
-	if err != nil {
-		return nil, nil, err
+	blobs := map[string][]byte{}
+	if len(ids) > 0 {
+		if blobs, err = in.Blobs(ids); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	committed = []string{}
@@ -88,28 +121,28 @@ func headInputs(repo string, projectFiles []string, cfg *envelope.Config, run *e
 
 	dirty = []envelope.DirtyInput{}
 	seen := map[string]bool{}
-	for _, in := range inputs {
-		if seen[in.path] {
+	for _, i := range inputs {
+		if seen[i.path] {
 			continue // the same file in another role: compared once
 		}
-		seen[in.path] = true
-		b, inHead := tree.Blob(in.path)
+		seen[i.path] = true
+		b, inHead := tree.Blob(i.path)
 		change := ""
 		switch {
-		case !inHead && (in.sum == "" || !in.known && !tracked[in.path]):
+		case !inHead && (i.sum == "" || !i.known && !tracked[i.path]):
 			// absent from both; or an untracked argument document, which
 			// is the caller's like one outside the repository
 		case !inHead:
 			change = "not in the head commit"
 		case !b.IsRegular():
 			change = "not a regular file in the head commit"
-		case in.sum == "":
+		case i.sum == "":
 			change = "deleted"
-		case sha(blobs[b.ID]) != in.sum:
+		case sha(blobs[b.ID]) != i.sum:
 			change = "modified"
 		}
 		if change != "" {
-			dirty = append(dirty, envelope.DirtyInput{Path: in.path, Role: in.role, Change: change})
+			dirty = append(dirty, envelope.DirtyInput{Path: i.path, Role: i.role, Change: change})
 		}
 	}
 	return committed, dirty, nil

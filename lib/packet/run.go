@@ -161,18 +161,11 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	}
 	// G9: the criteria ID set is every ID found in the criteria documents'
 	// full text, in order of appearance, each once.
-	run.CriteriaIDs = []string{}
-	seen := map[string]bool{}
+	run.CriteriaIDs = CriteriaIDs(run.Documents)
 	var digest strings.Builder
 	for _, d := range run.Documents {
 		if d.Role != document.RoleCriteria {
 			continue
-		}
-		for _, id := range criteria.IDs(document.Text(d)) {
-			if !seen[id] {
-				seen[id] = true
-				run.CriteriaIDs = append(run.CriteriaIDs, id)
-			}
 		}
 		fmt.Fprintf(&digest, "%s  %s\n", d.SHA256, d.Name)
 	}
@@ -235,4 +228,25 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// CriteriaIDs is G9's criteria ID set of documents: every ID found in the
+// criteria documents' full text, in order of appearance, each once
+// (spar-packet records it; the gate recomputes it from round.json's
+// documents).
+func CriteriaIDs(docs []envelope.Document) []string {
+	ids := []string{}
+	seen := map[string]bool{}
+	for _, d := range docs {
+		if d.Role != document.RoleCriteria {
+			continue
+		}
+		for _, id := range criteria.IDs(document.Text(d)) {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }

@@ -1,0 +1,128 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+)
+
+// coverage: docs/review-gate.md §3, the reviews cover the series' whole
+// change. A round reviews the range from its base to its head; the change
+// the series gates runs from the base of its first counted round (of the
+// latest round's stage) to the gate's head. Each required reviewer (any
+// reviewer when none is required) must have completed reviews whose ranges
+// chain from that base to the gate's head: a round extends what is covered
+// from a covered commit C to its head when its base is C or an ancestor of
+// C (it reviewed at least C's range and more). A round with another base
+// covers only the range it reviewed, so a round on a moved base (--base
+// v1.10.2 where the series began at v1.10.1) leaves the commits between
+// the two bases unreviewed, and the gate names them.
+func (g *gate) coverage(s *seriesData) {
+	if s.latest == nil || s.head == "" || s.latest.rec == nil {
+		return
+	}
+	stage := s.latest.rec.Stage
+	var rounds []*roundData
+	var first *roundData
+	for _, r := range s.rounds {
+		if r.state != published || r.rec == nil || r.rec.DryRun || r.pending || r.rec.Stage != stage {
+			continue
+		}
+		rounds = append(rounds, r)
+		if first == nil && r.rec.Cap.Counted {
+			first = r
+		}
+	}
+	if first == nil {
+		return
+	}
+	from := first.rec.Base
+	reqs := g.required(s)
+	anyone := len(reqs) == 0
+	if anyone {
+		reqs = []envelope.RequiredReviewer{{}}
+	}
+	for _, req := range reqs {
+		var mine []*roundData
+		for _, r := range rounds {
+			if reviewed(r, req, anyone) {
+				mine = append(mine, r)
+			}
+		}
+		reach := g.chain(s, from, mine)
+		if reach[s.head] {
+			continue
+		}
+		who := fmt.Sprintf("required reviewer %s (%s)", req.Name, req.Preset)
+		if anyone {
+			who = "any reviewer"
+		}
+		var ranges []string
+		for _, r := range mine {
+			ranges = append(ranges, fmt.Sprintf("%s %s..%s", r.name, short(r.rec.Base), short(r.rec.Head)))
+		}
+		have := "no completed review of " + who
+		if len(ranges) > 0 {
+			have = "the completed reviews of " + who + " cover " + strings.Join(ranges, ", ")
+		}
+		g.reason("%s: the reviews do not cover the series' whole change %s..%s (from the base of its first counted round %s to the gate's head): %s, which do not chain from %s to %s; to clear: review the whole change in a new round: %s",
+			s.display, short(from), short(s.head), first.name, have, short(from), short(s.head), s.runCommand(from, s.head, req.Name))
+	}
+}
+
+// reviewed reports whether req completed a review that counts in r (or
+// the user waived it there); anyone: any reviewer did.
+func reviewed(r *roundData, req envelope.RequiredReviewer, anyone bool) bool {
+	for _, rv := range r.rec.Reviewers {
+		if !anyone && (rv.Name != req.Name || rv.Preset != req.Preset) {
+			continue
+		}
+		if rv.Status == envelope.StatusCompleted {
+			if ok, _ := countsAsReview(rv); ok {
+				return true
+			}
+		}
+	}
+	for _, w := range r.waivers {
+		if anyone || w.Reviewer == req.Name && w.Preset == req.Preset {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is the set of commits the rounds' ranges reach from the commit
+// from: a round whose base is a reached commit, or an ancestor of one,
+// reaches its head. Equal commits decide without git; an ancestry question
+// is asked once per pair.
+func (g *gate) chain(s *seriesData, from string, rounds []*roundData) map[string]bool {
+	reach := map[string]bool{from: true}
+	asked := map[[2]string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, r := range rounds {
+			if reach[r.rec.Head] {
+				continue
+			}
+			ok := reach[r.rec.Base]
+			for c := range reach {
+				if ok {
+					break
+				}
+				k := [2]string{r.rec.Base, c}
+				if v, done := asked[k]; done {
+					ok = v
+					continue
+				}
+				ok = Contains(s.repo, c, []string{r.rec.Base})[r.rec.Base] == nil
+				asked[k] = ok
+			}
+			if ok {
+				reach[r.rec.Head] = true
+				changed = true
+			}
+		}
+	}
+	return reach
+}
