@@ -13,10 +13,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
+
+	"github.com/jaekit/spar/lib/filekind"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
@@ -48,19 +52,9 @@ func Read(repoRoot, path, role, origin string) (envelope.Document, error) {
 	if link, ok := trackedLinkOut(repoRoot, abs, real); ok {
 		return envelope.Document{}, fmt.Errorf("goes through the symbolic link %q tracked by the repository, which leads outside it (to %s): the repository cannot choose what the reviewers read", link, real)
 	}
-	fi, err := os.Stat(real)
+	data, err := ReadBytes(real)
 	if err != nil {
-		return envelope.Document{}, unreadable(err)
-	}
-	if !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return envelope.Document{}, errors.New("is a folder, not a readable file")
-		}
-		return envelope.Document{}, errors.New("is not a regular file")
-	}
-	data, err := os.ReadFile(real)
-	if err != nil {
-		return envelope.Document{}, unreadable(err)
+		return envelope.Document{}, err
 	}
 	// The packet and the records carry the text as JSON strings; text that
 	// is not UTF-8 could not be kept byte for byte, so it is not readable
@@ -152,3 +146,41 @@ func Name(repoRoot, real string) string {
 
 // Text joins the lines back into the exact bytes read.
 func Text(d envelope.Document) string { return strings.Join(d.Lines, "\n") }
+
+// MaxDocument is the most a round document may hold: its text travels in the
+// packet, in the envelope and in round.json, a line at a time.
+const MaxDocument = 16 << 20
+
+// ReadBytes is how every reader of a round document reads it (spar run
+// when it reads the document, the gate and spar status when they read it
+// again to see whether it changed): opened without blocking (a FIFO), a
+// regular file only, at most MaxDocument bytes. A FIFO, a device such as
+// /dev/zero behind a link, or a huge file is an error at once, never a
+// hang or a read until memory runs out.
+func ReadBytes(real string) ([]byte, error) {
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	switch {
+	case fi.IsDir():
+		return nil, errors.New("is a folder, not a readable file")
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("is %s, not a regular file", filekind.Of(fi.Mode()))
+	case fi.Size() > MaxDocument:
+		return nil, fmt.Errorf("holds %d bytes, more than the %d MiB a round document may hold", fi.Size(), MaxDocument>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxDocument+1))
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	if len(b) > MaxDocument {
+		return nil, fmt.Errorf("grew past the %d MiB a round document may hold", MaxDocument>>20)
+	}
+	return b, nil
+}

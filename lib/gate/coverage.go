@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -19,7 +20,11 @@ import (
 // v1.10.2 where the series began at v1.10.1) leaves the commits between
 // the two bases unreviewed, and the gate names them.
 func (g *gate) coverage(s *seriesData) {
-	if s.latest == nil || s.head == "" || s.latest.rec == nil {
+	// A latest round on another head than the gate's, or a required
+	// reviewer without a completed review of the latest input, blocks for
+	// that already (headMismatch, requiredReviewers, noReview): coverage
+	// speaks only where those are met.
+	if s.latest == nil || s.head == "" || s.latest.rec == nil || s.latest.rec.Head != s.head {
 		return
 	}
 	stage := s.latest.rec.Stage
@@ -44,6 +49,9 @@ func (g *gate) coverage(s *seriesData) {
 		reqs = []envelope.RequiredReviewer{{}}
 	}
 	for _, req := range reqs {
+		if !slices.ContainsFunc(s.input, func(r *roundData) bool { return reviewed(r, req, anyone) }) {
+			continue
+		}
 		var mine []*roundData
 		for _, r := range rounds {
 			if reviewed(r, req, anyone) {

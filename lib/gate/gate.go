@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jaekit/spar/lib/document"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/glob"
@@ -641,11 +642,13 @@ func (g *gate) staleDocuments(s *seriesData) {
 		return
 	}
 	for _, d := range s.latest.rec.Documents {
-		b, err := os.ReadFile(d.Path)
+		// Read as spar run reads a document (bounded: a FIFO or a link
+		// to /dev/zero put in its place is unreadable at once).
+		b, err := document.ReadBytes(d.Path)
 		switch {
 		case err != nil:
-			g.reason("%s: round %s: the %s document %s (%s) cannot be read (%v); to clear: run a new round: %s",
-				s.display, s.latest.name, d.Role, d.Name, d.Path, errText(err), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+			g.reason("%s: round %s: the %s document %s (%s) cannot be read (%s); to clear: run a new round: %s",
+				s.display, s.latest.name, d.Role, d.Name, d.Path, strings.TrimPrefix(err.Error(), "cannot be read: "), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
 		case round.SHA256(b) != d.SHA256:
 			g.reason("%s: round %s: the %s document %s (%s) changed since the round (sha256 %s, now %s); to clear: run a new round: %s",
 				s.display, s.latest.name, d.Role, d.Name, d.Path, d.SHA256, round.SHA256(b), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
