@@ -39,6 +39,9 @@ func CheckOut(out string, rounds []string) (*string, error) {
 			return nil, fmt.Errorf("--out %q is the series' %s", out, round.ExtensionFile)
 		}
 	}
+	if where, ok := recordArea(real); ok {
+		return nil, fmt.Errorf("--out %q is inside %s; the gate never writes where records live", out, where)
+	}
 	if err := recordpath.Check(out); err != nil {
 		return nil, fmt.Errorf("--out: %v", err)
 	}
@@ -74,3 +77,32 @@ func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
+
+// recordArea says whether the real path p lies where records live: inside a
+// round folder (a folder holding round.json or any record spar writes after
+// it, up to recordDepth folders above p: a round's deepest files are
+// <round>/<reviewer>/<file> and <round>/.recording/<file>) or directly in a
+// series folder (beside its rounds and extensions.jsonl). --out and --sarif
+// never write there, whichever rounds were given: a gate record or a SARIF
+// log written over a waivers.jsonl would destroy it.
+func recordArea(p string) (string, bool) {
+	parent := filepath.Dir(p)
+	if isSeries(parent) {
+		return fmt.Sprintf("the series folder %q", parent), true
+	}
+	d := parent
+	for i := 0; i < recordDepth; i++ {
+		if round.HoldsRecord(d) {
+			return fmt.Sprintf("the round folder %q", d), true
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+		d = filepath.Dir(d)
+	}
+	return "", false
+}
+
+// recordDepth is how many folders above a path recordArea looks for a
+// round folder.
+const recordDepth = 3

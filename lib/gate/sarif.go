@@ -68,6 +68,9 @@ func CheckSarifOut(path string, rounds []string, out string) error {
 			return fmt.Errorf("--sarif %q is the series' %s", path, round.ExtensionFile)
 		}
 	}
+	if where, ok := recordArea(real); ok {
+		return fmt.Errorf("--sarif %q is inside %s; the gate never writes where records live", path, where)
+	}
 	if out != "" {
 		if o, err := recordpath.Resolve(out); err == nil && o == real {
 			return fmt.Errorf("--sarif %q is the same file as --out", path)
