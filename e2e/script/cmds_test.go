@@ -35,6 +35,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"sleeping": cmdSleeping,
 		// SARIF (sarif_test.go).
 		"sarif-valid": cmdSarifValid,
+		// Code-host tools (cmds_tool_test.go).
+		"tool": cmdTool,
 	}
 }
 

@@ -20,12 +20,16 @@ import (
 )
 
 // sandboxCondition answers [sandbox]: the reviewers run in the sandbox
-// (Landlock available, and on is false for SPAR_SANDBOX=off).
+// (Landlock available, and on is false for SPAR_SANDBOX=off); and
+// [tool-missing:NAME] (cmds_tool_test.go).
 func sandboxCondition(on bool) func(string) (bool, error) {
 	return func(cond string) (bool, error) {
 		if cond == "sandbox" {
 			_, ok := sandbox.Available()
 			return on && ok, nil
+		}
+		if name, ok := strings.CutPrefix(cond, "tool-missing:"); ok {
+			return toolMissing(name)
 		}
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}

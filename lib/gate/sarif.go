@@ -15,12 +15,12 @@ import (
 	"github.com/jaekit/spar/lib/sarif"
 )
 
-// Export decides like Explain and also returns the SARIF log of the listed,
-// published rounds (docs/pipeline.md "SARIF export"): every finding with the
-// state the gate gave it, so a closed finding is suppressed with its
-// disposition as the justification. A round the gate could not read is not
-// in the log; the gate record's reasons name it.
-func Export(o Options) (*Report, sarif.Log, error) {
+// Findings decides like Explain and also returns the listed, published
+// rounds with their findings and the state the gate gave each: what every
+// code-host rendering reads (the SARIF log, lib/codehost's formats). A
+// round the gate could not read is not among them; the gate record's
+// reasons name it.
+func Findings(o Options) (*Report, []sarif.Round, error) {
 	g := run(o)
 	var rounds []sarif.Round
 	for _, l := range g.listed {
@@ -30,7 +30,7 @@ func Export(o Options) (*Report, sarif.Log, error) {
 		}
 		rec, f, err := round.Load(r.abs)
 		if err != nil {
-			return nil, sarif.Log{}, fmt.Errorf("%s: %v", l.display, err)
+			return nil, nil, fmt.Errorf("%s: %v", l.display, err)
 		}
 		rounds = append(rounds, sarif.Round{
 			Series:   filepath.Base(l.series.abs),
@@ -40,7 +40,19 @@ func Export(o Options) (*Report, sarif.Log, error) {
 			States:   g.states[r],
 		})
 	}
-	return g.report(), sarif.Export(rounds), nil
+	return g.report(), rounds, nil
+}
+
+// Export decides like Explain and also returns the SARIF log of the listed,
+// published rounds (docs/pipeline.md "SARIF export"): every finding with the
+// state the gate gave it, so a closed finding is suppressed with its
+// disposition as the justification.
+func Export(o Options) (*Report, sarif.Log, error) {
+	rep, rounds, err := Findings(o)
+	if err != nil {
+		return nil, sarif.Log{}, err
+	}
+	return rep, sarif.Export(rounds), nil
 }
 
 // CheckSarifOut refuses a --sarif path that would damage records: inside a

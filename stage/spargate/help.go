@@ -29,7 +29,7 @@ Exit codes: 0 passed, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing a file.
 
 Example:
-  spar gate reviews/login --expect-head HEAD --out reviews/login/gate.json
+  spar gate reviews/login --expect-head HEAD --out reviews/login-gate.json
 `,
 	"cap-report": `usage: spar cap-report SERIES [--format md|json]
 

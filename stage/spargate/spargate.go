@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/jaekit/spar/lib/atomic"
+	"github.com/jaekit/spar/lib/codehost"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/pipe"
@@ -60,8 +62,8 @@ Exit codes: 0 passed/done, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing --out.
 
 Examples:
-  spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login/gate.json
-  spar-gate gate reviews/login --format md --out reviews/login/gate.json >> "$GITHUB_STEP_SUMMARY"
+  spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login-gate.json
+  spar-gate gate reviews/login --format md --out reviews/login-gate.json >> "$GITHUB_STEP_SUMMARY"
   spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
   spar-gate cap-report reviews/login --format json
   spar-gate status reviews/login
@@ -78,8 +80,11 @@ func usageErr(format string, args ...any) error {
 
 // The commands' flags; each takes a value, at most once.
 var (
-	gateFlags = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}}
-	capFlags  = []cli.Flag{{Name: "format"}}
+	// gateFormats are spar gate's --format values: the record, the
+	// Markdown report, and the code-host formats (lib/codehost).
+	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}}
+	capFlags    = []cli.Flag{{Name: "format"}}
 )
 
 // parse splits args into positionals and the flag values of flags.
@@ -149,8 +154,8 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		format = "json"
 	}
-	if format != "md" && format != "json" {
-		return usageErr("gate: --format %q is not json or md", format)
+	if !slices.Contains(gateFormats, format) {
+		return usageErr("gate: --format %q is not json, md, rdjsonl or codequality", format)
 	}
 	rounds, series, err := gate.Targets(pos)
 	if err != nil {
@@ -174,20 +179,24 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var rep *gate.Report
-	if hasSarif {
-		var log sarif.Log
-		if rep, log, err = gate.Export(opts); err != nil {
-			return exitcode.New(exitcode.Internal, "--sarif: "+err.Error())
+	var gated []sarif.Round
+	if hasSarif || format == "rdjsonl" || format == "codequality" {
+		// The code-host renderings read the gated rounds' findings and
+		// the states the gate gave them.
+		if rep, gated, err = gate.Findings(opts); err != nil {
+			return exitcode.New(exitcode.Internal, err.Error())
 		}
-		sb, err := pipe.MarshalIndent(log)
+	} else {
+		rep = gate.Explain(opts)
+	}
+	if hasSarif {
+		sb, err := pipe.MarshalIndent(sarif.Export(gated))
 		if err != nil {
 			return err
 		}
 		if err := atomic.WriteFileUnlocked(sarifOut, sb, 0o644); err != nil {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("--sarif %q: %v", sarifOut, err))
 		}
-	} else {
-		rep = gate.Explain(opts)
 	}
 	b, err := pipe.MarshalIndent(rep.Record)
 	if err != nil {
@@ -198,8 +207,13 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("--out %q: %v", out, err))
 		}
 	}
-	if format == "md" {
-		b = []byte(rep.Markdown())
+	switch format {
+	case "md":
+		b = []byte(codehost.StepSummary(rep.Markdown()))
+	case "rdjsonl":
+		b = codehost.RDJSONL(gated)
+	case "codequality":
+		b = codehost.CodeQuality(gated)
 	}
 	if _, err := stdout.Write(b); err != nil {
 		return exitcode.New(exitcode.IO, "stdout: "+err.Error())

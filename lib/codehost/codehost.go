@@ -1,0 +1,260 @@
+// Package codehost renders the findings of gated rounds for code hosts, in
+// the formats their tools read (docs/pipeline.md "Code-host formats"):
+// reviewdog's Diagnostic format as JSON lines (rdjsonl), which reviewdog
+// posts as pull-request comments or annotations on any host it knows, and
+// GitLab's Code Quality report (codequality), which GitLab shows on a merge
+// request. Each is a rendering of the same findings and the states the gate
+// gave them (lib/sarif's Round): only findings the gate counts open are
+// written, so the output agrees with the gate's verdict.
+package codehost
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/sarif"
+)
+
+// open is one open finding of a round, with what every format needs.
+type open struct {
+	round   sarif.Round
+	f       envelope.Finding
+	blocks  bool   // a defect or requirement-question (by its committed class)
+	class   string // the class it is judged as
+	root    string // <round>/<id> of the first finding of its duplicate chain
+	display string // <round>/<id>
+}
+
+// opens lists the open findings of rounds in round and findings.json order.
+func opens(rounds []sarif.Round) []open {
+	byKey := map[string]sarif.State{}
+	for _, r := range rounds {
+		for id, st := range r.States {
+			byKey[r.Record.Name+"/"+id] = st
+		}
+	}
+	var out []open
+	for _, r := range rounds {
+		for _, f := range r.Findings {
+			st, ok := r.States[f.ID]
+			if !ok || st.Closed {
+				continue
+			}
+			class := f.Class
+			if f.CommittedClass == envelope.ClassDefect || f.CommittedClass == envelope.ClassRequirementQuestion {
+				class = f.CommittedClass // blocks as that (docs/review-gate.md 9c)
+			}
+			key := r.Record.Name + "/" + f.ID
+			out = append(out, open{
+				round: r, f: f, class: class, display: key,
+				blocks: class == envelope.ClassDefect || class == envelope.ClassRequirementQuestion,
+				root:   root(key, r.Record.Name, byKey),
+			})
+		}
+	}
+	return out
+}
+
+// root follows a duplicate chain from key (<round>/<id>) through the
+// states' duplicate targets ("<id>" of the same round, or "<round>/<id>")
+// to its first finding, so that a finding and the findings triaged as its
+// duplicates share one fingerprint. A cycle or a target outside the gated
+// rounds ends the walk where it is.
+func root(key, roundName string, byKey map[string]sarif.State) string {
+	seen := map[string]bool{key: true}
+	for {
+		st, ok := byKey[key]
+		if !ok || st.Disposition != "duplicate" || st.Detail == "" {
+			return key
+		}
+		next := st.Detail
+		if !strings.Contains(next, "/") {
+			next = roundName + "/" + next
+		}
+		if seen[next] {
+			return key
+		}
+		if _, ok := byKey[next]; !ok {
+			return next
+		}
+		seen[next] = true
+		roundName, _, _ = strings.Cut(next, "/")
+		key = next
+	}
+}
+
+// message is a finding in words: its class, claim, failure scenario,
+// evidence and smallest fix, and where spar keeps it.
+func message(o open) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[spar %s, %s angle] %s", o.class, o.f.Angle, oneLine(o.f.Claim))
+	if s := oneLine(o.f.FailureScenario); s != "" {
+		b.WriteString("\nFailure: " + s)
+	}
+	if s := oneLine(o.f.Evidence); s != "" {
+		b.WriteString("\nEvidence: " + s)
+	}
+	if s := strings.TrimSpace(o.f.SmallestFix); s != "" {
+		b.WriteString("\nSmallest fix: " + oneLine(s))
+	}
+	if o.f.LocationUnreadable || o.f.Path == "" {
+		fmt.Fprintf(&b, "\nThe reviewer's location %q names no file of the change: shown at the repository root.", o.f.Location)
+	}
+	fmt.Fprintf(&b, "\nspar finding %s (series %s); spar gate prints the triage that closes it.", o.display, o.round.Series)
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Diagnostic is reviewdog's Diagnostic message (RDFormat), the fields spar
+// writes.
+type Diagnostic struct {
+	Message  string     `json:"message"`
+	Location RDLocation `json:"location"`
+	Severity string     `json:"severity"`
+	Source   RDSource   `json:"source"`
+	Code     RDCode     `json:"code"`
+	// OriginalOutput is the diagnostic as one line of a compiler's
+	// output (<path>:<line>: <severity>: <claim>): what reviewdog's local
+	// reporter prints.
+	OriginalOutput string `json:"original_output"`
+}
+
+type RDLocation struct {
+	Path  string   `json:"path"`
+	Range *RDRange `json:"range,omitempty"`
+}
+
+type RDRange struct {
+	Start RDPosition  `json:"start"`
+	End   *RDPosition `json:"end,omitempty"`
+}
+
+type RDPosition struct {
+	Line int `json:"line"`
+}
+
+type RDSource struct {
+	Name string `json:"name"`
+}
+
+type RDCode struct {
+	Value string `json:"value"`
+}
+
+// RDJSONL is one Diagnostic a line for every open finding: open defects and
+// requirement-questions ERROR, other open findings WARNING. The path and
+// lines are the finding's (G7); an unreadable location is the repository
+// root (path "."), and its message says so. code.value is the finding's
+// <round>/<id>.
+func RDJSONL(rounds []sarif.Round) []byte {
+	var buf bytes.Buffer
+	for _, o := range opens(rounds) {
+		d := Diagnostic{Message: message(o), Severity: "WARNING", Source: RDSource{Name: "spar"}, Code: RDCode{Value: o.display}}
+		if o.blocks {
+			d.Severity = "ERROR"
+		}
+		d.Location.Path = "."
+		if !o.f.LocationUnreadable && o.f.Path != "" {
+			d.Location.Path = o.f.Path
+			if o.f.LineStart != nil && *o.f.LineStart > 0 {
+				d.Location.Range = &RDRange{Start: RDPosition{Line: *o.f.LineStart}}
+				if o.f.LineEnd != nil && *o.f.LineEnd > *o.f.LineStart {
+					d.Location.Range.End = &RDPosition{Line: *o.f.LineEnd}
+				}
+			}
+		}
+		line := 1
+		if d.Location.Range != nil {
+			line = d.Location.Range.Start.Line
+		}
+		d.OriginalOutput = fmt.Sprintf("%s:%d: %s: [spar %s] %s (%s)", d.Location.Path, line, d.Severity, o.class, oneLine(o.f.Claim), o.display)
+		b, _ := json.Marshal(d)
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+// Issue is one GitLab Code Quality issue (the CodeClimate subset GitLab
+// reads).
+type Issue struct {
+	Description string     `json:"description"`
+	CheckName   string     `json:"check_name"`
+	Fingerprint string     `json:"fingerprint"`
+	Severity    string     `json:"severity"`
+	Location    CQLocation `json:"location"`
+}
+
+type CQLocation struct {
+	Path  string  `json:"path"`
+	Lines CQLines `json:"lines"`
+}
+
+type CQLines struct {
+	Begin int `json:"begin"`
+}
+
+// cqSeverity is Code Quality's severity of an open finding's class.
+var cqSeverity = map[string]string{
+	envelope.ClassDefect:              "blocker",
+	envelope.ClassRequirementQuestion: "major",
+	envelope.ClassHardening:           "minor",
+	envelope.ClassNote:                "info",
+}
+
+// CodeQuality is the Code Quality report (a JSON array) of every open
+// finding: check_name spar/<class>/<angle>; the fingerprint is the sha256
+// of the series and the first finding of the finding's duplicate chain, so
+// it stays the same for a finding and the findings triaged as its
+// duplicates in later rounds; lines.begin 1 where the finding names no
+// line; an unreadable location is the repository root (path ".").
+func CodeQuality(rounds []sarif.Round) []byte {
+	issues := []Issue{}
+	for _, o := range opens(rounds) {
+		sum := sha256.Sum256([]byte("spar/v1\x00" + o.round.Series + "\x00" + o.root))
+		is := Issue{
+			Description: message(o),
+			CheckName:   "spar/" + o.class + "/" + o.f.Angle,
+			Fingerprint: hex.EncodeToString(sum[:]),
+			Severity:    cqSeverity[o.class],
+			Location:    CQLocation{Path: ".", Lines: CQLines{Begin: 1}},
+		}
+		if is.Severity == "" {
+			is.Severity = "info"
+		}
+		if !o.f.LocationUnreadable && o.f.Path != "" {
+			is.Location.Path = o.f.Path
+			if o.f.LineStart != nil && *o.f.LineStart > 0 {
+				is.Location.Lines.Begin = *o.f.LineStart
+			}
+		}
+		issues = append(issues, is)
+	}
+	b, _ := json.MarshalIndent(issues, "", "  ")
+	return append(b, '\n')
+}
+
+// StepSummaryLimit is the most GitHub shows of a job's step summary
+// ($GITHUB_STEP_SUMMARY): 1 MiB a step.
+const StepSummaryLimit = 1 << 20
+
+// StepSummary is the gate's Markdown report cut, at a line, before the
+// step summary's limit, with a last line that says it was cut and where the
+// rest is: a report over the limit is not shown at all.
+func StepSummary(md string) string {
+	if len(md) <= StepSummaryLimit {
+		return md
+	}
+	const last = "\n\n**The report was cut here: it is longer than the 1 MiB a step summary shows. `spar gate` prints it whole (`--format md`), and its reasons on stderr.**\n"
+	cut := StepSummaryLimit - len(last)
+	if i := strings.LastIndexByte(md[:cut], '\n'); i > 0 {
+		cut = i
+	}
+	return md[:cut] + last
+}

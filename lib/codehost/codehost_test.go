@@ -1,0 +1,126 @@
+package codehost
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/sarif"
+)
+
+func line(n int) *int { return &n }
+
+// rounds: code-1 with an open defect, a closed defect, an open hardening
+// and an unreadable location; code-2 with a defect triaged as a duplicate
+// of code-1's open defect (open: its chain ends in an open finding).
+func rounds() []sarif.Round {
+	r1 := sarif.Round{Series: "s", Record: &round.Record{Name: "code-1"},
+		Findings: []envelope.Finding{
+			{ID: "codex-F1", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "a  claim\nover lines", Path: "app/a.go", LineStart: line(3), LineEnd: line(5)},
+			{ID: "codex-F2", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "fixed one", Path: "app/b.go", LineStart: line(1)},
+			{ID: "codex-F3", Class: "hardening", CommittedClass: "hardening", Angle: "premises", Claim: "harden", Path: "app/c.go"},
+			{ID: "codex-F4", Class: "note", CommittedClass: "defect", Angle: "premises", Claim: "only through a glob", Location: "nowhere:9", LocationUnreadable: true},
+		},
+		States: map[string]sarif.State{
+			"codex-F1": {}, "codex-F2": {Disposition: "fixed", Closed: true, Detail: "abc"},
+			"codex-F3": {}, "codex-F4": {},
+		}}
+	r2 := sarif.Round{Series: "s", Record: &round.Record{Name: "code-2"},
+		Findings: []envelope.Finding{{ID: "claude-F1", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "again", Path: "app/a.go", LineStart: line(4)}},
+		States:   map[string]sarif.State{"claude-F1": {Disposition: "duplicate", Detail: "code-1/codex-F1"}}}
+	return []sarif.Round{r1, r2}
+}
+
+func TestRDJSONL_OpenFindingsOnly(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(string(RDJSONL(rounds())), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d diagnostics, want 4 (the closed one left out):\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	var ds []Diagnostic
+	for _, l := range lines {
+		var d Diagnostic
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	want := []struct{ code, sev, path string }{
+		{"code-1/codex-F1", "ERROR", "app/a.go"},
+		{"code-1/codex-F3", "WARNING", "app/c.go"},
+		{"code-1/codex-F4", "ERROR", "."}, // a note only through a glob blocks as its committed class
+		{"code-2/claude-F1", "ERROR", "app/a.go"},
+	}
+	for i, w := range want {
+		d := ds[i]
+		if d.Code.Value != w.code || d.Severity != w.sev || d.Location.Path != w.path {
+			t.Errorf("diagnostic %d: %s %s %s, want %+v", i, d.Code.Value, d.Severity, d.Location.Path, w)
+		}
+	}
+	if r := ds[0].Location.Range; r == nil || r.Start.Line != 3 || r.End == nil || r.End.Line != 5 {
+		t.Errorf("range %+v, want 3 to 5", r)
+	}
+	if ds[1].Location.Range != nil {
+		t.Errorf("a finding without lines has a range: %+v", ds[1].Location.Range)
+	}
+	if !strings.Contains(ds[2].Message, `location "nowhere:9" names no file of the change: shown at the repository root`) {
+		t.Errorf("unreadable location: %q", ds[2].Message)
+	}
+	if !strings.Contains(ds[0].Message, "a claim over lines") {
+		t.Errorf("message %q: the claim on one line", ds[0].Message)
+	}
+}
+
+func TestCodeQuality_SeverityAndFingerprint(t *testing.T) {
+	var issues []Issue
+	if err := json.Unmarshal(CodeQuality(rounds()), &issues); err != nil {
+		t.Fatal(err)
+	}
+	if len(issues) != 4 {
+		t.Fatalf("%d issues, want 4", len(issues))
+	}
+	sev := []string{issues[0].Severity, issues[1].Severity, issues[2].Severity, issues[3].Severity}
+	if strings.Join(sev, " ") != "blocker minor blocker blocker" {
+		t.Errorf("severities %v", sev)
+	}
+	if issues[0].Fingerprint != issues[3].Fingerprint {
+		t.Errorf("a finding and its duplicate in a later round: %s, %s", issues[0].Fingerprint, issues[3].Fingerprint)
+	}
+	if issues[0].Fingerprint == issues[1].Fingerprint {
+		t.Error("two findings share a fingerprint")
+	}
+	if issues[0].CheckName != "spar/defect/design" || issues[0].Location.Lines.Begin != 3 || issues[1].Location.Lines.Begin != 1 {
+		t.Errorf("%+v %+v", issues[0], issues[1])
+	}
+	if issues[2].Location.Path != "." {
+		t.Errorf("unreadable location at %q", issues[2].Location.Path)
+	}
+	// Stable: the same input gives the same fingerprints.
+	var again []Issue
+	json.Unmarshal(CodeQuality(rounds()), &again)
+	if again[0].Fingerprint != issues[0].Fingerprint {
+		t.Error("fingerprint not stable")
+	}
+	if string(CodeQuality(nil)) != "[]\n" {
+		t.Errorf("nothing open: %q", CodeQuality(nil))
+	}
+}
+
+func TestStepSummary_CutBeforeTheLimit(t *testing.T) {
+	short := "# report\n"
+	if StepSummary(short) != short {
+		t.Error("a short report changed")
+	}
+	long := strings.Repeat("a line of the report\n", StepSummaryLimit/20)
+	got := StepSummary(long)
+	if len(got) > StepSummaryLimit {
+		t.Fatalf("%d bytes, more than the limit", len(got))
+	}
+	if !strings.HasSuffix(got, "`spar gate` prints it whole (`--format md`), and its reasons on stderr.**\n") {
+		t.Errorf("no last line saying it was cut: %q", got[len(got)-200:])
+	}
+	if !strings.Contains(got, "a line of the report\n\n**The report was cut here") {
+		t.Error("not cut at a line")
+	}
+}
