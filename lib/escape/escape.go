@@ -5,6 +5,7 @@
 package escape
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -25,5 +26,39 @@ func Controls(s string) string {
 		}
 		b.WriteRune(r)
 	}
+	return b.String()
+}
+
+// Shell quotes s for a POSIX shell when it needs it. A value with a
+// control character (a decision of several lines, G35) is written as
+// $'...' (POSIX.1-2024 dollar-single-quotes) so that the reason stays one
+// line and the value comes back byte for byte.
+func Shell(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@^") == "" {
+		return s
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
 	return b.String()
 }

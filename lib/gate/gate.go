@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaekit/spar/lib/document"
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/glob"
 	"github.com/jaekit/spar/lib/growth"
@@ -41,6 +42,10 @@ type Options struct {
 	// Getenv is the environment the gate's own configuration is found in
 	// (lib/config: the user configuration); nil is os.Getenv.
 	Getenv func(string) string
+	// Repo is --repo: the repository the rounds' commits are found in
+	// (repository.go); "" finds it from the series folder, else the
+	// working folder.
+	Repo string
 }
 
 // seriesData is one series of the list.
@@ -143,6 +148,9 @@ type gate struct {
 	// and id.
 	blobCache map[string][]byte
 	blobsMu   sync.Mutex
+	// repos is the repository of each series folder (repository.go).
+	repos   map[string]string
+	reposMu sync.Mutex
 }
 
 // openFinding is why the gate counts one finding open and the triage that
@@ -884,36 +892,5 @@ func contains(list []string, s string) bool {
 
 func quote(s string) string { return strconv.Quote(s) }
 
-// shellQuote quotes s for a POSIX shell when it needs it. A value with a
-// control character (a decision of several lines, G35) is written as
-// $'...' (POSIX.1-2024 dollar-single-quotes) so that the reason stays one
-// line and the value comes back byte for byte.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@^") == "" {
-		return s
-	}
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' || c == '\'':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
+// shellQuote quotes s for a POSIX shell when it needs it (escape.Shell).
+func shellQuote(s string) string { return escape.Shell(s) }

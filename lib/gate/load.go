@@ -246,6 +246,7 @@ func pathFreeOrNil(err error) error {
 // what every round will need read at once (prefetch, given the round.json of
 // each round of the series), then each round derived as it is read.
 type rederiver interface {
+	relocate(series string, rec *round.Record)
 	prefetch(recs []*round.Record)
 	deriveRound(r *roundData) []envelope.Finding
 }
@@ -283,6 +284,7 @@ func readSeries(series string, listed []string, derive rederiver, whole bool) (r
 		recs := make([]*round.Record, 0, len(dirs))
 		for _, r := range read[:len(dirs)] {
 			if r.rec != nil {
+				derive.relocate(series, r.rec)
 				recs = append(recs, r.rec)
 			}
 		}

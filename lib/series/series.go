@@ -8,6 +8,7 @@ package series
 import (
 	"errors"
 	"fmt"
+	"github.com/jaekit/spar/lib/escape"
 	"math"
 	"os"
 	"path/filepath"
@@ -285,10 +286,5 @@ func ExtendCommand(seriesDir, stage string) string {
 	return cmd
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a POSIX shell when it needs it (escape.Shell).
+func shellQuote(s string) string { return escape.Shell(s) }

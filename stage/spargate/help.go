@@ -4,7 +4,7 @@ package spargate
 // `spar status --help` print: what each command does and each flag, in
 // words, with an example (docs/usage.md). Contract rows stay in docs/.
 var commandHelp = map[string]string{
-	"gate": `usage: spar gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format json|md]
+	"gate": `usage: spar gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar gate SERIES... [the same flags]
 
 Decides whether the change may pass. Give every round of the series, in
@@ -18,12 +18,18 @@ shows the record (JSON), for scripts and CI.
 
   --expect-head REV  the commit the work must be at (e.g. HEAD); without it
                      the gate checks the repository's checked-out HEAD
+  --repo DIR         the repository the rounds' commits are in (default: the
+                     working folder's, else the series folder's, else the
+                     one the round recorded: the first that holds them; in
+                     CI, the checkout)
   --out FILE         also keep the JSON record in FILE; a record already
                      there is replaced and its digest kept in the new one
   --sarif FILE       also write the findings as SARIF 2.1.0 for code hosts
                      (GitHub code scanning); closed ones are suppressed
-  --format json|md   stdout: the JSON record (default), or a Markdown report
-                     for a CI step summary or a pull-request comment
+  --format FORMAT    stdout: json, the JSON record (default); md, a Markdown
+                     report for a CI step summary or a pull-request comment;
+                     rdjsonl, the open findings as reviewdog diagnostics;
+                     codequality, a GitLab Code Quality report
 
 Exit codes: 0 passed, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing a file.

@@ -14,6 +14,7 @@ import (
 	"github.com/jaekit/spar/lib/codehost"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gate"
+	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/sarif"
 	"github.com/jaekit/spar/lib/version"
@@ -22,7 +23,7 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format json|md]
+const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar-gate gate SERIES... [flags as above]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
@@ -36,6 +37,9 @@ gate        read the round folders in the given order and decide; a series
             with the command that clears it, then once the dispositions that
             close the findings it names. Exit 0 passed, 1 blocked
   --expect-head REV  the head the work must be at (G27)
+  --repo DIR         the repository the rounds' commits are found in (default:
+                     the working folder's, else the series folder's, else
+                     the one round.json recorded: the first that holds them)
   --out FILE         also write the record to FILE, atomically (G28: an
                      existing FILE must be a review-gate/v1 record; its
                      sha256 becomes previous_gate_digest)
@@ -43,10 +47,12 @@ gate        read the round folders in the given order and decide; a series
                      2.1.0 to FILE, atomically, for code hosts (one run per
                      reviewer; closed findings suppressed with their
                      disposition); an existing FILE must be a SARIF log
-  --format json|md   stdout: the JSON record (default) or a Markdown report
-                     for a CI step summary or a pull-request comment
-                     (verdict, rounds, findings, reasons); --out still
-                     writes the JSON record
+  --format FORMAT    stdout: json, the JSON record (default); md, a
+                     Markdown report for a CI step summary or a pull-request
+                     comment (verdict, rounds, findings, reasons); rdjsonl,
+                     the open findings as reviewdog diagnostics; codequality,
+                     a GitLab Code Quality report; --out still writes the
+                     JSON record
 cap-report  per stage the cap, extensions (cause, reason), rounds counted and
             left, reruns, the tokens and cost the reviewers stated, and the
             growth of the code rounds (G34)
@@ -83,7 +89,7 @@ var (
 	// gateFormats are spar gate's --format values: the record, the
 	// Markdown report, and the code-host formats (lib/codehost).
 	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
-	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}}
 	capFlags    = []cli.Flag{{Name: "format"}}
 )
 
@@ -164,6 +170,12 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	folders := gate.Folders(rounds, series)
 	opts := gate.Options{Rounds: rounds, Series: series}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
+	if repo, ok := vals["repo"]; ok {
+		if _, err := gitx.TopLevel(repo); err != nil {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --repo %q is not a git repository", repo))
+		}
+		opts.Repo = repo
+	}
 	out, hasOut := vals["out"]
 	if hasOut {
 		prev, err := gate.CheckOut(out, folders)

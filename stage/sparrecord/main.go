@@ -23,6 +23,8 @@ const usageText = `usage: spar-record [< envelope]
        spar-record triage ROUND FINDING --as DISPOSITION [options]
        spar-record waive ROUND --reviewer NAME --user-quote Q
        spar-record extend SERIES --stage S --by N [--cause C] [--reason R]
+       spar-record push SERIES... [--remote NAME]
+       spar-record fetch NAME --out DIR [--remote NAME] [--repo DIR]
 
 With no command, reads the spar-pipe/v1 envelope of spar-classify on stdin,
 records the round (findings.json, ledger.jsonl, summary.md, then round.json
@@ -33,6 +35,9 @@ load builds the envelope of a recorded round with NAME's result (the file of
 and spar-record: that is how 'spar record' re-records a round.
 
 verdict prints where a recorded round is and its verdict line.
+
+push publishes each series folder on refs/spar/series/<name> and pushes it;
+fetch writes a published series back as a folder (spar push --help).
 
 Exit codes: 0 done, 64 usage error, 65 refused (nothing written),
 70 internal error, 74 I/O error writing records.
@@ -65,6 +70,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return runWaive(args[1:], stdout, stderr)
 	case "extend":
 		return runExtend(args[1:], stdout, stderr)
+	case "push":
+		return runPush(args[1:], stdout, stderr)
+	case "fetch":
+		return runFetch(args[1:], stdout, stderr)
 	}
 	return usageError(fmt.Sprintf("unknown command %q", args[0]), usageText)
 }

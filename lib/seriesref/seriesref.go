@@ -1,0 +1,511 @@
+// Package seriesref carries a series folder in git, outside every branch
+// (docs/usage.md "Records in git and the gate in CI"): what the ref
+// refs/spar/series/<name> of the reviewed repository holds, how a series
+// folder is published onto it and pushed, and how it is fetched and written
+// back as a folder. Each publish is a commit whose parent is the previous
+// publish, so the ref is the series' audit trail; its tree is the series
+// folder's files exactly: never the series lock, a temporary file, a
+// staged recording or a workspace.
+package seriesref
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// Prefix is where series refs live.
+const Prefix = "refs/spar/series/"
+
+// Ref is the ref of the series named name.
+func Ref(name string) string { return Prefix + name }
+
+// CheckName refuses a series name git cannot hold as one ref component.
+func CheckName(repo, name string) error {
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		return fmt.Errorf("%q is not a series folder name", name)
+	}
+	if _, err := gitx.Git(repo, "check-ref-format", Ref(name)); err != nil {
+		return fmt.Errorf("the series name %q cannot be a git ref (%s)", name, Ref(name))
+	}
+	return nil
+}
+
+// File is one file a publish holds: its path in the series folder (with /)
+// and its blob.
+type File struct {
+	Path string
+	Blob string
+}
+
+// skipped says why a path of a series folder is never published, "" when
+// it is. Only regular files are published: the lock, temporary files
+// (atomic writes, a recording being staged), and symbolic links (a round's
+// workspace link, a linked round) stay on the machine.
+func skipped(rel string, d fs.DirEntry) string {
+	base := d.Name()
+	switch {
+	case rel == ".lock":
+		return "the series lock"
+	case d.Type()&fs.ModeSymlink != 0 && base == round.WorkspaceDir:
+		return "a round's workspace"
+	case d.Type()&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case base == round.RecordingDir && d.IsDir():
+		return "a recording being staged"
+	case strings.HasSuffix(base, ".tmp") || strings.Contains(base, ".tmp-") || strings.HasPrefix(base, ".tmp"):
+		return "a temporary file"
+	case !d.IsDir() && !d.Type().IsRegular():
+		return "not a regular file"
+	}
+	return ""
+}
+
+// Files lists what a publish of the series folder dir holds, in path
+// order, with the blobs written into repo's objects, and what it leaves
+// out (path: why).
+func Files(repo, dir string) ([]File, []string, error) {
+	var paths, left []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if why := skipped(rel, d); why != "" {
+			left = append(left, rel+": "+why)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			paths = append(paths, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		return nil, left, nil
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(filepath.Join(dir, filepath.FromSlash(p)) + "\n")
+	}
+	cmd := gitx.Command(repo, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	cmd.Stdin = &in
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, nil, fmt.Errorf("git hash-object: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	ids := strings.Fields(out.String())
+	if len(ids) != len(paths) {
+		return nil, nil, fmt.Errorf("git hash-object gave %d ids for %d files", len(ids), len(paths))
+	}
+	files := make([]File, len(paths))
+	for i, p := range paths {
+		files[i] = File{Path: p, Blob: ids[i]}
+	}
+	return files, left, nil
+}
+
+// Tree writes the tree of files (git mktree, a folder at a time, deepest
+// first) and returns its id.
+func Tree(repo string, files []File) (string, error) {
+	type entry struct{ mode, kind, id, name string }
+	dirs := map[string][]entry{"": nil}
+	for _, f := range files {
+		dir, name := pathSplit(f.Path)
+		dirs[dir] = append(dirs[dir], entry{"100644", "blob", f.Blob, name})
+		for d := dir; d != ""; {
+			parent, _ := pathSplit(d)
+			if _, ok := dirs[d]; !ok {
+				dirs[d] = nil
+			}
+			d = parent
+		}
+	}
+	order := make([]string, 0, len(dirs))
+	for d := range dirs {
+		order = append(order, d)
+	}
+	// Deepest first: a folder's tree is made after every folder in it.
+	sort.Slice(order, func(i, j int) bool {
+		di, dj := strings.Count(order[i], "/")+btoi(order[i] != ""), strings.Count(order[j], "/")+btoi(order[j] != "")
+		if di != dj {
+			return di > dj
+		}
+		return order[i] < order[j]
+	})
+	var root string
+	for _, d := range order {
+		var in bytes.Buffer
+		for _, e := range dirs[d] {
+			fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, e.name)
+		}
+		cmd := gitx.Command(repo, "mktree", "-z")
+		cmd.Stdin = &in
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("git mktree: %v", err)
+		}
+		id := strings.TrimSpace(string(out))
+		if d == "" {
+			root = id
+			continue
+		}
+		parent, name := pathSplit(d)
+		dirs[parent] = append(dirs[parent], entry{"040000", "tree", id, name})
+	}
+	return root, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pathSplit is path's folder ("" for the top) and last element.
+func pathSplit(p string) (string, string) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return "", p
+}
+
+// Head is the commit the local ref of name points at, "" when there is none.
+func Head(repo, name string) (string, error) {
+	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname)", Ref(name))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Published is what Publish did.
+type Published struct {
+	Commit  string   // the ref's commit after the publish
+	Parent  string   // the previous publish, "" for the first
+	Changed bool     // false: the folder holds what the ref already holds
+	Files   int      // files in the tree
+	Left    []string // paths left out, with why
+}
+
+// identity is the author and committer of a publish: spar, so that a
+// publish needs no git identity (a CI runner has none).
+var identity = []string{"GIT_AUTHOR_NAME=spar", "GIT_AUTHOR_EMAIL=spar@localhost", "GIT_COMMITTER_NAME=spar", "GIT_COMMITTER_EMAIL=spar@localhost"}
+
+// Publish commits the series folder dir onto the local ref of name in
+// repo: a new commit whose parent is the ref's commit, unless the ref's
+// tree already is the folder's. The ref moves only from the commit it was
+// read at (git update-ref with the old value): two publishes at once never
+// lose one. The caller holds the series lock.
+func Publish(repo, dir, name string) (Published, error) {
+	var p Published
+	if err := CheckName(repo, name); err != nil {
+		return p, err
+	}
+	files, left, err := Files(repo, dir)
+	if err != nil {
+		return p, err
+	}
+	if len(files) == 0 {
+		return p, fmt.Errorf("%s holds no record to publish", dir)
+	}
+	p.Files, p.Left = len(files), left
+	tree, err := Tree(repo, files)
+	if err != nil {
+		return p, err
+	}
+	if p.Parent, err = Head(repo, name); err != nil {
+		return p, err
+	}
+	if p.Parent != "" {
+		old, err := gitx.TreeID(repo, p.Parent)
+		if err != nil {
+			return p, err
+		}
+		if old == tree {
+			p.Commit = p.Parent
+			return p, nil
+		}
+	}
+	args := []string{"commit-tree", tree, "-m", "spar: publish the series " + name}
+	if p.Parent != "" {
+		args = append(args, "-p", p.Parent)
+	}
+	cmd := gitx.Command(repo, args...)
+	cmd.Env = append(cmd.Env, identity...)
+	out, err := cmd.Output()
+	if err != nil {
+		return p, fmt.Errorf("git commit-tree: %v", gitErr(err))
+	}
+	p.Commit = strings.TrimSpace(string(out))
+	old := p.Parent
+	if old == "" {
+		old = strings.Repeat("0", len(p.Commit))
+	}
+	if _, err := gitx.Git(repo, "update-ref", "-m", "spar push", Ref(name), p.Commit, old); err != nil {
+		return p, fmt.Errorf("%s moved while it was published: run spar push again (%v)", Ref(name), err)
+	}
+	p.Changed = true
+	return p, nil
+}
+
+func gitErr(err error) string {
+	var ee interface{ Error() string }
+	if errors.As(err, &ee) {
+		return ee.Error()
+	}
+	return err.Error()
+}
+
+// WriteFolder writes the tree of commit into the folder out, which must not
+// exist: each file read from repo's objects (at most round.MaxRecord
+// bytes), written 0644, folders 0755. A path that is not a plain relative
+// path (.., an absolute path, a .git component) or an entry that is not a
+// regular file is refused: the ref is a remote's, whoever could push it.
+func WriteFolder(repo, commit, out string) (int, error) {
+	raw, err := gitx.Git(repo, "ls-tree", "-r", "-z", "--full-tree", "-l", "--end-of-options", commit)
+	if err != nil {
+		return 0, err
+	}
+	type ent struct{ path, id string }
+	var ents []ent
+	var ids []string
+	for _, line := range gitx.SplitZ(raw) {
+		meta, path, ok := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 {
+			return 0, fmt.Errorf("git ls-tree: unexpected line %q", line)
+		}
+		if f[0] != "100644" && f[0] != "100755" || f[1] != "blob" {
+			return 0, fmt.Errorf("%s: %s is not a regular file (mode %s)", commit, path, f[0])
+		}
+		if !plainPath(path) {
+			return 0, fmt.Errorf("%s: %q is not a path inside a series folder", commit, path)
+		}
+		var size int64
+		fmt.Sscan(f[3], &size)
+		if size > round.MaxRecord {
+			return 0, fmt.Errorf("%s: %s holds %d bytes, more than a record may hold", commit, path, size)
+		}
+		ents = append(ents, ent{path, f[2]})
+		ids = append(ids, f[2])
+	}
+	blobs, err := gitx.ReadBlobs(repo, ids)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		p := filepath.Join(out, filepath.FromSlash(e.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(p, blobs[e.id], 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return len(ents), nil
+}
+
+// plainPath reports a relative path of plain names: no empty, ".", ".."
+// or ".git" element.
+func plainPath(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el == "." || el == ".." || strings.EqualFold(el, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrNoRef is a remote without the series' ref: no review was published
+// there.
+var ErrNoRef = errors.New("no review was published")
+
+// transportEnv are the variables of the caller's environment a push or
+// fetch keeps: how git reaches a remote (ssh, credentials), none of which
+// points git at other objects.
+var transportEnv = []string{"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_HTTP_USER_AGENT"}
+
+func remoteGit(repo string, args ...string) ([]byte, error) {
+	cmd := gitx.Command(repo, args...)
+	for _, k := range transportEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), err))
+	}
+	return out, nil
+}
+
+func firstLine(s string, err error) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return err.Error()
+}
+
+// Remote is the remote a push or fetch uses: given when not "", else the
+// current branch's upstream remote, else origin; "" when the repository has
+// none of them.
+func Remote(repo, given string) (string, error) {
+	names, err := gitx.Git(repo, "remote")
+	if err != nil {
+		return "", err
+	}
+	have := map[string]bool{}
+	for _, n := range strings.Fields(string(names)) {
+		have[n] = true
+	}
+	if given != "" {
+		if !have[given] {
+			return "", fmt.Errorf("the repository has no remote %q", given)
+		}
+		return given, nil
+	}
+	if b, err := gitx.Git(repo, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+		if r, err := gitx.Git(repo, "config", "--get", "branch."+strings.TrimSpace(string(b))+".remote"); err == nil {
+			if n := strings.TrimSpace(string(r)); have[n] {
+				return n, nil
+			}
+		}
+	}
+	if have["origin"] {
+		return "origin", nil
+	}
+	return "", nil
+}
+
+// RemoteHead is the commit the remote's ref of name points at ("" with
+// ErrNoRef when it has none).
+func RemoteHead(repo, remote, name string) (string, error) {
+	out, err := remoteGit(repo, "ls-remote", "--refs", remote, Ref(name))
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[1] == Ref(name) {
+			return f[0], nil
+		}
+	}
+	return "", ErrNoRef
+}
+
+// MovedError is a remote ref that moved elsewhere: someone else published
+// the series there since this clone's last publish.
+type MovedError struct {
+	Remote, Name, Theirs, Ours string
+}
+
+func (e *MovedError) Error() string {
+	if e.Ours == "" {
+		return fmt.Sprintf("%s on %s is at %s, and this clone has published nothing of it: someone else published the series there", Ref(e.Name), e.Remote, e.Theirs)
+	}
+	return fmt.Sprintf("%s on %s is at %s, which this clone's publish %s does not contain: someone else published the series there", Ref(e.Name), e.Remote, e.Theirs, e.Ours)
+}
+
+// CheckRemote refuses a publish onto a ref the remote moved elsewhere: the
+// remote's ref must be absent or an ancestor of (or equal to) the local
+// one, else it is a *MovedError. It is asked before a publish is made, so
+// that a refused push leaves the local ref as it was.
+func CheckRemote(repo, remote, name string) error {
+	theirs, err := RemoteHead(repo, remote, name)
+	if errors.Is(err, ErrNoRef) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ours, err := Head(repo, name)
+	if err != nil {
+		return err
+	}
+	if ours == theirs {
+		return nil
+	}
+	if ours != "" {
+		// Do we hold their commit, and is it an ancestor of ours?
+		if ok, _ := gitx.IsAncestor(repo, theirs, ours); ok {
+			return nil
+		}
+	}
+	return &MovedError{Remote: remote, Name: name, Theirs: theirs, Ours: ours}
+}
+
+// Push pushes the local ref of name to remote, fast-forward only, never
+// forced (CheckRemote again, then git push without +: a remote that moved
+// meanwhile rejects it).
+func Push(repo, remote, name string) (string, error) {
+	ours, err := Head(repo, name)
+	if err != nil || ours == "" {
+		return "", fmt.Errorf("%s has no publish to push", Ref(name))
+	}
+	if err := CheckRemote(repo, remote, name); err != nil {
+		return "", err
+	}
+	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", remote, Ref(name)+":"+Ref(name)); err != nil {
+		return "", err
+	}
+	return ours, nil
+}
+
+// Fetch fetches the remote's ref of name into this repository's own ref
+// of it when that is a fast-forward (or there is none), and returns the
+// remote's commit; ErrNoRef when the remote holds none. A local ref that
+// is not an ancestor of the remote's (an unpushed publish) stays: the
+// commit is fetched all the same, under refs/spar/fetched/<name>.
+func Fetch(repo, remote, name string) (string, error) {
+	if err := CheckName(repo, name); err != nil {
+		return "", err
+	}
+	theirs, err := RemoteHead(repo, remote, name)
+	if err != nil {
+		return "", err
+	}
+	fetched := "refs/spar/fetched/" + name
+	if _, err := remoteGit(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, "+"+Ref(name)+":"+fetched); err != nil {
+		return "", err
+	}
+	ours, err := Head(repo, name)
+	if err != nil {
+		return "", err
+	}
+	if ours == "" {
+		_, err = gitx.Git(repo, "update-ref", Ref(name), theirs, strings.Repeat("0", len(theirs)))
+	} else if ok, _ := gitx.IsAncestor(repo, ours, theirs); ok && ours != theirs {
+		_, err = gitx.Git(repo, "update-ref", Ref(name), theirs, ours)
+	}
+	return theirs, err
+}

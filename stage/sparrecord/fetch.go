@@ -1,0 +1,99 @@
+package sparrecord
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/recordpath"
+	"github.com/jaekit/spar/lib/seriesref"
+)
+
+const fetchUsage = `usage: spar fetch NAME --out DIR [--remote NAME] [--repo DIR]
+
+Fetches refs/spar/series/NAME, a series published with spar push, and
+writes its files as the series folder DIR, to gate (spar gate DIR) or to
+triage. DIR must not exist and must be ignored by every Git repository that
+contains it, like any record folder (reviews/ in .gitignore). No published
+series is an error, never an empty folder: "no review was published".
+  --out DIR      the series folder to write
+  --remote NAME  the remote to fetch from (default: the current branch's
+                 upstream remote, else origin)
+  --repo DIR     the repository (default: the one of the current folder)
+Exit codes: 0 written, 64 usage error, 65 refused or nothing published,
+74 I/O or git error.
+
+Example:
+  spar fetch login --out reviews/login
+`
+
+// runFetch is `spar-record fetch NAME --out DIR [--remote NAME] [--repo DIR]`.
+func runFetch(args []string, stdout, stderr io.Writer) error {
+	p, err := parseArgs("fetch", args, []string{"out", "remote", "repo"})
+	if p.help {
+		fmt.Fprint(stdout, fetchUsage)
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error(), fetchUsage)
+	}
+	if len(p.pos) != 1 {
+		return usageError(fmt.Sprintf("fetch: want one series NAME, got %d arguments", len(p.pos)), fetchUsage)
+	}
+	if !p.given["out"] {
+		return usageError("fetch: --out is required", fetchUsage)
+	}
+	name, out := p.pos[0], p.vals["out"]
+	where := "."
+	if p.given["repo"] {
+		where = p.vals["repo"]
+	}
+	repo, err := gitx.TopLevel(where)
+	if err != nil {
+		return exitcode.New(exitcode.Config, fmt.Sprintf("fetch: %q is not inside a git repository", where))
+	}
+	if err := seriesref.CheckName(repo, name); err != nil {
+		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
+	}
+	if err := recordpath.CheckNewFolder(out); err != nil {
+		return exitcode.New(exitcode.Config, "fetch: --out "+err.Error())
+	}
+	remote, err := seriesref.Remote(repo, p.vals["remote"])
+	if err != nil {
+		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
+	}
+	commit := ""
+	if remote == "" {
+		// No remote: the repository's own ref (a series published
+		// locally).
+		if commit, err = seriesref.Head(repo, name); err == nil && commit == "" {
+			err = seriesref.ErrNoRef
+		}
+	} else {
+		commit, err = seriesref.Fetch(repo, remote, name)
+	}
+	if errors.Is(err, seriesref.ErrNoRef) {
+		from := "the repository"
+		if remote != "" {
+			from = "the remote " + remote
+		}
+		return exitcode.New(exitcode.Config, fmt.Sprintf("fetch: no review was published for this change: %s has no %s (publish one with spar push)", from, seriesref.Ref(name)))
+	}
+	if err != nil {
+		return exitcode.New(exitcode.IO, "fetch: "+err.Error())
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return exitcode.New(exitcode.IO, "fetch: "+err.Error())
+	}
+	n, err := seriesref.WriteFolder(repo, commit, out)
+	if err != nil {
+		os.RemoveAll(out)
+		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
+	}
+	fmt.Fprintf(stdout, "%s: %d files of %s at %s\n", out, n, seriesref.Ref(name), commit)
+	return nil
+}

@@ -1,0 +1,122 @@
+package sparrecord
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/escape"
+	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/lock"
+	"github.com/jaekit/spar/lib/recordpath"
+	"github.com/jaekit/spar/lib/seriesref"
+)
+
+const pushUsage = `usage: spar push SERIES... [--remote NAME]
+
+Publishes each series folder as a commit on refs/spar/series/<folder name>
+of the reviewed repository (outside every branch: the records stay out of
+the working tree), then pushes that ref to the remote. Each publish is a new
+commit whose parent is the previous one, so the ref is the series' audit
+trail; its tree is the series folder's files (never its lock, temporary
+files or a round's workspace link). Nothing changed since the last publish:
+nothing new is made. A ref that someone else moved on the remote is
+refused with the command that shows theirs; spar never force-pushes.
+  --remote NAME  the remote to push to (default: the current branch's
+                 upstream remote, else origin; with no remote the series is
+                 published locally and spar says so)
+Exit codes: 0 published, 64 usage error, 65 refused (nothing pushed),
+74 I/O or git error.
+
+Example:
+  spar push reviews/login
+`
+
+// runPush is `spar-record push SERIES... [--remote NAME]`.
+func runPush(args []string, stdout, stderr io.Writer) error {
+	p, err := parseArgs("push", args, []string{"remote"})
+	if p.help {
+		fmt.Fprint(stdout, pushUsage)
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error(), pushUsage)
+	}
+	if len(p.pos) == 0 {
+		return usageError("push: one or more series folders are needed", pushUsage)
+	}
+	for _, dir := range p.pos {
+		if err := pushOne(dir, p.vals["remote"], stdout, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %q is no series folder (no such folder)", dir))
+	}
+	abs, err := recordpath.Resolve(dir)
+	if err != nil {
+		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %q: %v", dir, err))
+	}
+	repo, err := gitx.TopLevel(abs)
+	if err != nil {
+		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %q is not inside a git repository: a series is published in the repository it reviews", dir))
+	}
+	name := filepath.Base(abs)
+	if err := seriesref.CheckName(repo, name); err != nil {
+		return exitcode.New(exitcode.Config, "push: "+err.Error())
+	}
+	remote, err := seriesref.Remote(repo, remoteGiven)
+	if err != nil {
+		return exitcode.New(exitcode.Config, "push: "+err.Error())
+	}
+	moved := func(err error) error {
+		var m *seriesref.MovedError
+		if errors.As(err, &m) {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("push: %v; nothing was published or pushed (spar never force-pushes). See what was published there: spar fetch %s --out DIR --remote %s", err, escape.Shell(name), escape.Shell(remote)))
+		}
+		return exitcode.New(exitcode.IO, "push: "+err.Error())
+	}
+	if remote != "" {
+		if err := seriesref.CheckRemote(repo, remote, name); err != nil {
+			return moved(err)
+		}
+	}
+	// The series lock: no round is published while a write of the series
+	// is under way, and an interrupted recording is finished first.
+	l, err := lock.Series(abs, stderr)
+	if err != nil {
+		return exitcode.New(exitcode.IO, "push: "+err.Error())
+	}
+	pub, err := seriesref.Publish(repo, abs, name)
+	l.Release()
+	if err != nil {
+		return exitcode.New(exitcode.Config, "push: "+err.Error())
+	}
+	for _, left := range pub.Left {
+		if left != ".lock: the series lock" && !strings.HasSuffix(left, ": a round's workspace") {
+			fmt.Fprintf(stderr, "spar: push: %s: left out (%s)\n", dir, left)
+		}
+	}
+	what := "published"
+	if !pub.Changed {
+		what = "unchanged since the last publish"
+	}
+	if remote == "" {
+		fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files); the repository has no remote: published locally only\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files)
+		return nil
+	}
+	if _, err := seriesref.Push(repo, remote, name); err != nil {
+		return moved(err)
+	}
+	fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files), pushed to %s\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files, remote)
+	return nil
+}
