@@ -9,6 +9,7 @@
 package seriesref
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -124,8 +125,9 @@ func Files(repo, dir string) ([]File, []string, error) {
 	return files, left, nil
 }
 
-// Tree writes the tree of files (git mktree, a folder at a time, deepest
-// first) and returns its id.
+// Tree writes the tree of files with one git mktree process (--batch: a
+// folder at a time, deepest first, each answered with its id before its
+// parent is written) and returns the root's id.
 func Tree(repo string, files []File) (string, error) {
 	type entry struct{ mode, kind, id, name string }
 	dirs := map[string][]entry{"": nil}
@@ -144,27 +146,51 @@ func Tree(repo string, files []File) (string, error) {
 	for d := range dirs {
 		order = append(order, d)
 	}
+	depth := func(d string) int {
+		if d == "" {
+			return 0
+		}
+		return strings.Count(d, "/") + 1
+	}
 	// Deepest first: a folder's tree is made after every folder in it.
 	sort.Slice(order, func(i, j int) bool {
-		di, dj := strings.Count(order[i], "/")+btoi(order[i] != ""), strings.Count(order[j], "/")+btoi(order[j] != "")
-		if di != dj {
+		if di, dj := depth(order[i]), depth(order[j]); di != dj {
 			return di > dj
 		}
 		return order[i] < order[j]
 	})
+	cmd := gitx.Command(repo, "mktree", "-z", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	out := bufio.NewReader(outPipe)
 	var root string
 	for _, d := range order {
-		var in bytes.Buffer
+		var b bytes.Buffer
 		for _, e := range dirs[d] {
-			fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, e.name)
+			fmt.Fprintf(&b, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, e.name)
 		}
-		cmd := gitx.Command(repo, "mktree", "-z")
-		cmd.Stdin = &in
-		out, err := cmd.Output()
+		b.WriteByte(0) // the end of this tree
+		if _, err := in.Write(b.Bytes()); err != nil {
+			return "", fmt.Errorf("git mktree: %v: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		line, err := out.ReadString('\n')
 		if err != nil {
-			return "", fmt.Errorf("git mktree: %v", err)
+			return "", fmt.Errorf("git mktree: %v: %s", err, strings.TrimSpace(stderr.String()))
 		}
-		id := strings.TrimSpace(string(out))
+		id := strings.TrimSpace(line)
 		if d == "" {
 			root = id
 			continue
@@ -173,13 +199,6 @@ func Tree(repo string, files []File) (string, error) {
 		dirs[parent] = append(dirs[parent], entry{"040000", "tree", id, name})
 	}
 	return root, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // pathSplit is path's folder ("" for the top) and last element.
@@ -490,22 +509,38 @@ func Fetch(repo, remote, name string) (string, error) {
 	if err := CheckName(repo, name); err != nil {
 		return "", err
 	}
-	theirs, err := RemoteHead(repo, remote, name)
-	if err != nil {
-		return "", err
-	}
 	fetched := "refs/spar/fetched/" + name
+	// One fetch, no ls-remote before it: a remote without the ref fails
+	// it with "couldn't find remote ref".
 	if _, err := remoteGit(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, "+"+Ref(name)+":"+fetched); err != nil {
+		if strings.Contains(err.Error(), "find remote ref") {
+			return "", ErrNoRef
+		}
 		return "", err
 	}
-	ours, err := Head(repo, name)
+	out, err := gitx.Git(repo, "for-each-ref", "--format=%(refname) %(objectname)", fetched, Ref(name))
 	if err != nil {
 		return "", err
+	}
+	theirs, ours := "", ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			if f[0] == fetched {
+				theirs = f[1]
+			} else {
+				ours = f[1]
+			}
+		}
+	}
+	if theirs == "" {
+		return "", fmt.Errorf("%s: fetched, but not found", fetched)
 	}
 	if ours == "" {
 		_, err = gitx.Git(repo, "update-ref", Ref(name), theirs, strings.Repeat("0", len(theirs)))
-	} else if ok, _ := gitx.IsAncestor(repo, ours, theirs); ok && ours != theirs {
-		_, err = gitx.Git(repo, "update-ref", Ref(name), theirs, ours)
+	} else if ours != theirs {
+		if ok, _ := gitx.IsAncestor(repo, ours, theirs); ok {
+			_, err = gitx.Git(repo, "update-ref", Ref(name), theirs, ours)
+		}
 	}
 	return theirs, err
 }
