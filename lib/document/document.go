@@ -20,8 +20,6 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/jaekit/spar/lib/filekind"
-
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 )
@@ -171,7 +169,7 @@ func ReadBytes(real string) ([]byte, error) {
 	case fi.IsDir():
 		return nil, errors.New("is a folder, not a readable file")
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("is %s, not a regular file", filekind.Of(fi.Mode()))
+		return nil, errors.New("is not a regular file")
 	case fi.Size() > MaxDocument:
 		return nil, fmt.Errorf("holds %d bytes, more than the %d MiB a round document may hold", fi.Size(), MaxDocument>>20)
 	}
