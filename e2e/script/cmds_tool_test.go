@@ -3,6 +3,7 @@ package script
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/jaekit/spar/lib/sarif/multitool"
@@ -12,9 +13,14 @@ import (
 // pinnedTools are the code-host tools scripts/install-clis builds (make
 // clis), by name: their pinned version.
 var pinnedTools = map[string]string{
-	"reviewdog":  "v0.21.0",
-	"actionlint": "v1.7.12",
+	"reviewdog":       "v0.21.0",
+	"actionlint":      "v1.7.12",
+	"gitlab-ci-local": "4.60.1",
 }
+
+// toolNeeds are programs a pinned tool needs on PATH: gitlab-ci-local
+// copies a job's project with rsync.
+var toolNeeds = map[string][]string{"gitlab-ci-local": {"rsync"}}
 
 // toolDir is the folder of the pinned tool name, and whether it holds the
 // executable.
@@ -25,6 +31,11 @@ func toolDir(name string) (string, bool, error) {
 	}
 	dir := filepath.Join(multitool.CacheDir(), name+"@"+v)
 	fi, err := os.Stat(filepath.Join(dir, name))
+	for _, need := range toolNeeds[name] {
+		if _, lerr := exec.LookPath(need); lerr != nil {
+			return dir, false, nil
+		}
+	}
 	return dir, err == nil && fi.Mode()&0o111 != 0, nil
 }
 
@@ -50,7 +61,7 @@ func cmdTool(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("tool: %v", err)
 		}
 		if !ok {
-			ts.Fatalf("tool: %s is not installed in %s (make clis installs it)", name, dir)
+			ts.Fatalf("tool: %s is not installed in %s, or what it needs (%v) is not on PATH (make clis installs them)", name, dir, toolNeeds[name])
 		}
 		ts.Setenv("PATH", dir+string(os.PathListSeparator)+ts.Getenv("PATH"))
 	}
