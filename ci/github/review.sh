@@ -1,0 +1,51 @@
+#!/bin/sh
+# Review in CI, before the gate (action.yml with mode: review): this job runs
+# the reviewers itself, with its own configuration (SPAR_CONFIG) and
+# secrets, on the pull request's head. It fetches the series published for
+# the pull request (or starts it when none was), appends a round of the head
+# to it, and publishes the series again with spar push; gate.sh then gates
+# what was pushed. An input the series already reviewed is not reviewed
+# again: spar run's rerun rule runs no reviewer that completed the same
+# input (same base, head and packet) with the same configuration, so a job
+# run again after the agent triaged and pushed costs no second review.
+#
+# Environment: SPAR_SERIES (required), SPAR_BASE (the pull request's base
+# commit, required), SPAR_EXPECT_HEAD (default GITHUB_SHA), SPAR_REMOTE
+# (default: the checkout's origin), SPAR_CONFIG, GITHUB_WORKSPACE.
+set -u
+series=${SPAR_SERIES:?SPAR_SERIES: the series input is required}
+base=${SPAR_BASE:?SPAR_BASE: the base commit is required for a review}
+head=${SPAR_EXPECT_HEAD:-${GITHUB_SHA:?GITHUB_SHA or SPAR_EXPECT_HEAD is required}}
+repo=${GITHUB_WORKSPACE:-.}
+repo=$(git -C "$repo" rev-parse --show-toplevel) || exit 65
+
+# The series folder lives in the checkout, ignored (the record path rule),
+# so that spar push finds the repository it reviews.
+git -C "$repo" rev-parse --git-path info/exclude >/dev/null
+exclude=$(cd "$repo" && git rev-parse --git-path info/exclude)
+case $exclude in /*) ;; *) exclude=$repo/$exclude ;; esac
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.spar-ci/' "$exclude" 2>/dev/null || echo '/.spar-ci/' >>"$exclude"
+dir=$repo/.spar-ci/$series
+rm -rf "$dir"
+mkdir -p "$repo/.spar-ci"
+
+if ! spar fetch "$series" --out "$dir" --repo "$repo" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} 2>"$repo/.spar-ci/fetch.err"; then
+	if ! grep -q 'no review was published' "$repo/.spar-ci/fetch.err"; then
+		cat "$repo/.spar-ci/fetch.err" >&2
+		exit 74
+	fi
+	echo "spar: no series $series was published yet: this job starts it" >&2
+	mkdir -p "$dir"
+fi
+
+# The next round of the series: code-<n>, n one more than the rounds it has.
+n=1
+while [ -e "$dir/code-$n" ]; do n=$((n + 1)); done
+status=0
+spar run --repo "$repo" --stage code --base "$base" --head "$head" --out "$dir/code-$n" --quiet || status=$?
+case $status in
+0 | 1) ;; # recorded (1: reviewers that could not run, said on stderr)
+*) exit $status ;;
+esac
+spar push "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"}
