@@ -21,10 +21,25 @@ repo=${GITHUB_WORKSPACE:-.}
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 output=${GITHUB_OUTPUT:-/dev/null}
 tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/spar.XXXXXX") || exit 74
-trap 'rm -rf "$tmp"' EXIT
-dir=$tmp/$series
+repo=$(git -C "$repo" rev-parse --show-toplevel) || exit 65
+cd "$repo" || exit 65
+# The series is fetched where the agent keeps it, reviews/<series> of the
+# checkout (ignored, as every record folder is), so that the report and the
+# commands it suggests name the agent's own paths; it is removed after.
+dir=reviews/$series
+if [ -e "$dir" ]; then
+	echo "spar: $repo/$dir exists in the checkout: records are never committed (reviews/ belongs in .gitignore)" >&2
+	echo "state=error" >>"$output"
+	exit 65
+fi
+if ! git check-ignore -q "$dir/x"; then
+	exclude=$(git rev-parse --git-path info/exclude)
+	mkdir -p "$(dirname "$exclude")"
+	echo "/$dir/" >>"$exclude"
+fi
+trap 'rm -rf "$tmp" "$dir"; rmdir reviews 2>/dev/null' EXIT
 
-if ! spar fetch "$series" --out "$dir" --repo "$repo" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} 2>"$tmp/fetch.err"; then
+if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} >&2 2>"$tmp/fetch.err"; then
 	cat "$tmp/fetch.err" >&2
 	{
 		echo "# spar gate: error"
@@ -37,7 +52,7 @@ if ! spar fetch "$series" --out "$dir" --repo "$repo" ${SPAR_REMOTE:+--remote "$
 	exit 1
 fi
 
-set -- "$dir" --expect-head "$head" --repo "$repo"
+set -- "$dir" --expect-head "$head" --repo .
 status=0
 if [ -n "${SPAR_SARIF:-}" ]; then
 	spar gate "$@" --sarif "$SPAR_SARIF" --format md >"$tmp/summary.md" || status=$?

@@ -19,20 +19,26 @@ head=${SPAR_EXPECT_HEAD:-${GITHUB_SHA:?GITHUB_SHA or SPAR_EXPECT_HEAD is require
 repo=${GITHUB_WORKSPACE:-.}
 repo=$(git -C "$repo" rev-parse --show-toplevel) || exit 65
 
-# The series folder lives in the checkout, ignored (the record path rule),
-# so that spar push finds the repository it reviews.
-git -C "$repo" rev-parse --git-path info/exclude >/dev/null
-exclude=$(cd "$repo" && git rev-parse --git-path info/exclude)
-case $exclude in /*) ;; *) exclude=$repo/$exclude ;; esac
-mkdir -p "$(dirname "$exclude")"
-grep -qx '/.spar-ci/' "$exclude" 2>/dev/null || echo '/.spar-ci/' >>"$exclude"
-dir=$repo/.spar-ci/$series
-rm -rf "$dir"
-mkdir -p "$repo/.spar-ci"
-
-if ! spar fetch "$series" --out "$dir" --repo "$repo" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} 2>"$repo/.spar-ci/fetch.err"; then
-	if ! grep -q 'no review was published' "$repo/.spar-ci/fetch.err"; then
-		cat "$repo/.spar-ci/fetch.err" >&2
+# The series folder lives where the agent keeps it, reviews/<series> of the
+# checkout, ignored (the record path rule), so that spar push finds the
+# repository it reviews.
+cd "$repo" || exit 65
+dir=reviews/$series
+if [ -e "$dir" ]; then
+	echo "spar: $repo/$dir exists: review.sh runs in a CI checkout, where records are never committed (reviews/ belongs in .gitignore)" >&2
+	exit 65
+fi
+if ! git check-ignore -q "$dir/x"; then
+	exclude=$(git rev-parse --git-path info/exclude)
+	mkdir -p "$(dirname "$exclude")"
+	echo "/$dir/" >>"$exclude"
+fi
+err=$(mktemp) || exit 74
+trap 'rm -f "$err"; rm -rf "$dir"; rmdir reviews 2>/dev/null' EXIT
+mkdir -p reviews
+if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} 2>"$err"; then
+	if ! grep -q 'no review was published' "$err"; then
+		cat "$err" >&2
 		exit 74
 	fi
 	echo "spar: no series $series was published yet: this job starts it" >&2
@@ -43,7 +49,7 @@ fi
 n=1
 while [ -e "$dir/code-$n" ]; do n=$((n + 1)); done
 status=0
-spar run --repo "$repo" --stage code --base "$base" --head "$head" --out "$dir/code-$n" --quiet || status=$?
+spar run --stage code --base "$base" --head "$head" --out "$dir/code-$n" --quiet || status=$?
 case $status in
 0 | 1) ;; # recorded (1: reviewers that could not run, said on stderr)
 *) exit $status ;;
