@@ -56,7 +56,10 @@ func launch(spec string, argv []string) int {
 	// runtime never reuses it unrestricted.
 	runtime.LockOSThread()
 	applied := applyLandlock(p)
-	report("sandbox %s", applied)
+	sockets := applySocketFilter()
+	// No capability survives into the reviewer (a root user's neither).
+	dropCapabilities()
+	report("sandbox %s; %s", applied, sockets)
 	if why := unmet(p, applied); why != "" {
 		report("start %s", why)
 		return 127
@@ -329,6 +332,11 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 			attr = &syscall.SysProcAttr{}
 		}
 		attr.Pdeathsig = syscall.SIGKILL
+		// A session of its own, without a controlling terminal: the
+		// reviewer cannot open /dev/tty and push keystrokes (TIOCSTI)
+		// into the user's shell. Its process group is the session's,
+		// the launcher's pid, as Setpgid made it.
+		attr.Setsid, attr.Setpgid = true, false
 		if ns {
 			// The user namespace maps the user to itself, so that the
 			// files the reviewer writes stay the user's and the CLIs see
@@ -391,6 +399,11 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 
 func startDirect(argv []string, mk func(string, []string) *exec.Cmd, why string) (*Run, error) {
 	cmd := mk(argv[0], argv)
+	// Without the launcher too: a session of its own, no terminal.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

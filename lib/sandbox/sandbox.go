@@ -81,10 +81,11 @@ var systemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 	"/etc", "/opt", "/proc", "/sys", "/nix/store", "/snap", "/dev/fd"}
 
 // systemDevices are the device files the CLIs open: read, write, ioctl.
-var systemDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
-// systemWrite: shared memory, used by some runtimes.
-var systemWrite = []string{"/dev/shm"}
+// Not /dev/tty: the reviewer has no terminal (its own session), and its
+// ioctls are how keystrokes reach the user's shell (TIOCSTI). Not
+// /dev/shm either: it is shared by every process of the machine, and
+// TMPDIR may point there (the driver's pipeline folder would be in reach).
+var systemDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 // StateFolders are a preset's own state folders and files under the home
 // folder, read and written: authentication, settings, sessions, caches.
@@ -165,8 +166,15 @@ func For(r Reviewer) Policy {
 	if r.Workspace != "" {
 		p.Read = append(p.Read, both(r.Workspace)...)
 	}
+	// The temporary folder ($TMPDIR), where the driver keeps its pipeline
+	// folder and spar-exec the scratch folders: no grant holds it, the
+	// reviewer's own scratch folder inside it aside.
+	private := []string{os.TempDir()}
+	if real, err := filepath.EvalSymlinks(private[0]); err == nil && real != private[0] {
+		private = append(private, real)
+	}
 	if r.Exe != "" {
-		if dir := InstallFolder(r.Exe); !holdsAny(dir, append([]string{r.Home, "/"}, r.Protect...)) {
+		if dir := InstallFolder(r.Exe); !holdsAny(dir, append(append([]string{r.Home, "/"}, r.Protect...), private...)) {
 			p.Read = append(p.Read, dir)
 		}
 		p.Read = append(p.Read, both(r.Exe)...)
@@ -176,15 +184,21 @@ func For(r Reviewer) Policy {
 	}
 	dirs, files := StateFolders(r.Preset, r.Home, getenv)
 	for _, d := range dirs {
+		if holdsAny(d, private) {
+			continue
+		}
 		if _, err := os.Stat(d); os.IsNotExist(err) && CurrentMode() != Off {
 			os.MkdirAll(d, 0o700)
 		}
-		p.Write = append(p.Write, both(d)...)
+		for _, g := range both(d) {
+			if !holdsAny(g, private) {
+				p.Write = append(p.Write, g)
+			}
+		}
 	}
 	for _, f := range files {
 		p.Write = append(p.Write, both(f)...)
 	}
-	p.Write = append(p.Write, systemWrite...)
 	if r.Scratch != "" {
 		p.Write = append(p.Write, r.Scratch)
 	}
