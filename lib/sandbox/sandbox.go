@@ -71,6 +71,9 @@ type Reviewer struct {
 	// Require: the invocation relies on the Landlock ruleset
 	// (preset.Invocation.Confined); see Policy.Require.
 	Require bool
+	// Env are the variables (or prefixes ending in *) its configuration
+	// entry names beyond its preset's (Environment).
+	Env []string
 }
 
 // systemRead are the system folders every reviewer reads and executes from:
