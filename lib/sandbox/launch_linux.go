@@ -215,6 +215,9 @@ func applyLandlock(p Policy) string {
 		abi = maxABI
 	}
 	var rules []landlock.Rule
+	devices := false // the device files' rule gets ioctl
+	// extra adds rights to the folders' rule only: refer (and the other
+	// directory rights) on a file makes the kernel refuse the whole ruleset.
 	add := func(paths []string, dir, file func(...string) landlock.FSRule, extra func(landlock.FSRule) landlock.FSRule) {
 		var dirs, files []string
 		for _, path := range paths {
@@ -232,12 +235,17 @@ func applyLandlock(p Policy) string {
 			rules = append(rules, extra(dir(dirs...).IgnoreIfMissing()))
 		}
 		if len(files) > 0 {
-			rules = append(rules, extra(file(files...).IgnoreIfMissing()))
+			r := file(files...).IgnoreIfMissing()
+			if devices {
+				r = r.WithIoctlDev()
+			}
+			rules = append(rules, r)
 		}
 	}
 	same := func(r landlock.FSRule) landlock.FSRule { return r }
 	add(p.Read, landlock.RODirs, landlock.ROFiles, same)
 	add(p.Write, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithRefer() })
+	devices = true
 	add(p.Devices, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithIoctlDev() })
 	fd, flags, err := rulesetConfig.NewRulesetFD(rules...)
 	if err != nil {
