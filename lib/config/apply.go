@@ -381,6 +381,9 @@ func apply(e entry, fileTimeout int, chosen map[string]*choice) envelope.Reviewe
 			r.Effort, r.EffortSource, r.DefaultEffort = ptr(p.Effort), "preset", ptr(p.Effort)
 		}
 	}
+	if len(e.Env) > 0 {
+		r.Env = e.Env
+	}
 	if p.UsesArgv {
 		r.Argv = e.Argv
 	}

@@ -25,6 +25,9 @@ var cleanReviewPresets = []string{envelope.PresetClaude, envelope.PresetCodex, e
 // codex, agy, native, without duplicates. Other keys belong to clean-review
 // and are not read.
 func parseCleanReview(file string, b []byte) (*cleanReview, error) {
+	if err := checkBounds(file, b, true); err != nil {
+		return nil, err
+	}
 	lineAt := func(off int64) int {
 		if off > int64(len(b)) {
 			off = int64(len(b))

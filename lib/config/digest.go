@@ -62,7 +62,7 @@ func DigestValue(c *envelope.Config) map[string]any {
 // earlier completed review only when its entry's value is unchanged
 // (lib/series, docs/review-round.md "Reruns").
 func ReviewerValue(r envelope.Reviewer) map[string]any {
-	return map[string]any{
+	v := map[string]any{
 		"name":            r.Name,
 		"preset":          r.Preset,
 		"isolation":       r.Isolation,
@@ -76,6 +76,12 @@ func ReviewerValue(r envelope.Reviewer) map[string]any {
 		"allowed_models":  optList(r.AllowedModels),
 		"allowed_efforts": optList(r.AllowedEfforts),
 	}
+	// env only where an entry names one: the digests of entries without
+	// it stay what they were before the key existed.
+	if len(r.Env) > 0 {
+		v["env"] = optList(r.Env)
+	}
+	return v
 }
 
 // ReviewerChanges names, in sorted order, the keys of ReviewerValue whose
@@ -83,6 +89,11 @@ func ReviewerValue(r envelope.Reviewer) map[string]any {
 func ReviewerChanges(a, b envelope.Reviewer) []string {
 	va, vb := ReviewerValue(a), ReviewerValue(b)
 	var keys []string
+	for k := range vb {
+		if _, ok := va[k]; !ok {
+			keys = append(keys, k) // env, in b only
+		}
+	}
 	for k := range va {
 		x, errx := Canonical(va[k])
 		y, erry := Canonical(vb[k])

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -76,7 +77,13 @@ func readSource(path string) (data []byte, ok bool, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, false, pathErr(path, "the configuration file is not a regular file (%s)", filekind.Of(fi.Mode()))
 	}
-	data, err = os.ReadFile(path)
+	// Never more than one byte past MaxFileSize: the parse refuses the
+	// file then, and a file of gigabytes is not read whole first.
+	f, err := os.Open(path)
+	if err == nil {
+		data, err = io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+		f.Close()
+	}
 	if err != nil {
 		return nil, false, pathErr(path, "cannot read the configuration file: %v", unwrapPath(err))
 	}

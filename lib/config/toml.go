@@ -35,8 +35,12 @@ func joinPath(p []string) string { return strings.Join(p, "\x00") }
 
 // parseTOML decodes b. A syntax error, anything TOML 1.0 does not allow and a
 // table or key defined twice are configuration errors at the line (and
-// column, when go-toml gives one) of the error.
+// column, when go-toml gives one) of the error. A file past MaxFileSize or
+// MaxDepth is refused before go-toml sees it.
 func parseTOML(file string, b []byte) (*tomlDoc, error) {
+	if err := checkBounds(file, b, false); err != nil {
+		return nil, err
+	}
 	d := &tomlDoc{file: file, at: map[string]pos{}}
 	if err := toml.Unmarshal(b, &d.data); err != nil {
 		var de *toml.DecodeError

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/jaekit/spar/lib/sandbox"
 )
 
 // userFile is a user configuration file (G17, G19–G21) after its checks.
@@ -25,10 +27,11 @@ type entry struct {
 	Argv           []string
 	AllowedModels  []string
 	AllowedEfforts []string
-	Timeout        int // 0 when not written
+	Timeout        int      // 0 when not written
+	Env            []string // nil when not written
 }
 
-var reviewerKeys = []string{"name", "preset", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts", "timeout_seconds"}
+var reviewerKeys = []string{"name", "preset", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts", "timeout_seconds", "env"}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -175,6 +178,10 @@ func parseEntry(d *tomlDoc, idx string, tbl map[string]any) (entry, int, error) 
 			if e.Timeout, err = timeoutValue(file, l, "timeout_seconds", v); err != nil {
 				return e, 0, err
 			}
+		case "env":
+			if e.Env, err = envValue(d, idx, v); err != nil {
+				return e, 0, err
+			}
 		}
 	}
 	if p.UsesArgv && e.Argv == nil {
@@ -208,8 +215,37 @@ func uses(p Preset, key string) bool {
 		return p.UsesEffort
 	case "argv":
 		return p.UsesArgv
+	case "env":
+		// Every preset spar starts a process for (not native).
+		return p.UsesArgv || p.UsesBinary
 	}
 	return false
+}
+
+// envValue checks an entry's env (spar's own key, docs/sandbox.md "The
+// environment"): an array of variable names, each may end in * (a prefix);
+// an item's error names the item's own line.
+func envValue(d *tomlDoc, idx string, v any) ([]string, error) {
+	l := d.line("reviewers", idx, "env")
+	list, ok := v.([]any)
+	if !ok {
+		return nil, cfgErr(d.file, l, "env: want an array of variable names, got %s", typeName(v))
+	}
+	out := make([]string, 0, len(list))
+	for i, item := range list {
+		il := d.line("reviewers", idx, "env", strconv.Itoa(i))
+		s, ok := item.(string)
+		if !ok {
+			return nil, cfgErr(d.file, il, "env: item %d: want a string, got %s", i+1, typeName(item))
+		}
+		if !sandbox.ValidEnvPattern(s) {
+			return nil, cfgErr(d.file, il, "env: item %d: %q is not a variable name (letters, digits and _, not starting with a digit), nor such a prefix followed by *", i+1, s)
+		}
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // timeoutValue checks G19: a positive integer.

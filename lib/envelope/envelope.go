@@ -88,6 +88,10 @@ type Reviewer struct {
 	DefaultEffort  *string  `json:"default_effort,omitempty"`
 	AllowedModels  []string `json:"allowed_models,omitempty"`
 	AllowedEfforts []string `json:"allowed_efforts,omitempty"`
+	// Env names the variables (or prefixes ending in *) the reviewer's
+	// process gets beyond its preset's (spar's own entry key, docs/sandbox.md
+	// "The environment"); absent when the entry names none.
+	Env []string `json:"env,omitempty"`
 }
 
 type Caps struct {
@@ -307,6 +311,11 @@ type ReviewerRun struct {
 	// "landlock ABI 7; pid namespace", or "none: <why>"; absent when spar
 	// started no process for it.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Env names the environment variables the reviewer's last process got
+	// (docs/sandbox.md "The environment"), sorted, never their values;
+	// absent when spar started no process for it or passed its whole
+	// environment (SPAR_SANDBOX=off).
+	Env []string `json:"env,omitempty"`
 	// RecordedFrom says how `spar record` took a native reviewer's result:
 	// "transcript" (the final message of --transcript) or "result" (the
 	// file --result names, written by whoever ran spar record). Empty for

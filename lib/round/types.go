@@ -132,6 +132,10 @@ type Reviewer struct {
 	// Sandbox is what confined the reviewer's processes (docs/sandbox.md),
 	// or "none: <why>"; absent when spar started none.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Env names the environment variables its last process got
+	// (envelope.ReviewerRun.Env); absent when spar started none or passed
+	// its whole environment.
+	Env []string `json:"env,omitempty"`
 }
 
 // NeedsWorkspace reports whether a reviewer of the round can still need the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,6 +68,9 @@ type procResult struct {
 	// sandbox is what confined the process (docs/sandbox.md): "landlock
 	// ABI 7; pid namespace", or "none: <why>".
 	sandbox string
+	// env names the environment variables the process got (nil: spar-exec's
+	// whole environment, SPAR_SANDBOX=off).
+	env []string
 }
 
 // sandboxFor is the sandbox of reviewer r's processes (docs/sandbox.md): it
@@ -89,7 +93,7 @@ func sandboxFor(r Reviewer, presetName, exe string) sandbox.Reviewer {
 		protect = append(protect, round, filepath.Dir(round))
 	}
 	home, _ := os.UserHomeDir()
-	return sandbox.Reviewer{Preset: presetName, Exe: exe, Workspace: r.Workspace, Inputs: inputs, Home: home, Protect: protect}
+	return sandbox.Reviewer{Preset: presetName, Exe: exe, Workspace: r.Workspace, Inputs: inputs, Home: home, Protect: protect, Env: r.Config.Env}
 }
 
 // runProcess runs inv in its own process group with cwd as its folder until
@@ -120,6 +124,22 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 	box.Require = inv.Confined
 	policy := sandbox.For(box)
 	policy.GraceMS = Grace.Milliseconds()
+	// The allowlisted environment (docs/sandbox.md "The environment"),
+	// part of the sandbox: SPAR_SANDBOX=off passes spar-exec's own.
+	var env []string
+	if sandbox.CurrentMode() != sandbox.Off {
+		env, res.env = sandbox.Environment(box.Preset, box.Env, os.Environ())
+		if env == nil {
+			env = []string{} // nil would be the whole environment
+		}
+		// The launcher sets these to the scratch folder.
+		for _, k := range []string{"TEMP", "TMP", "TMPDIR"} {
+			if !slices.Contains(res.env, k) {
+				res.env = append(res.env, k)
+			}
+		}
+		slices.Sort(res.env)
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		res.startErr = err
@@ -153,7 +173,7 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 		stdin = null
 	}
 	mk := func(path string, args []string) *exec.Cmd {
-		return &exec.Cmd{Path: path, Args: args, Dir: cwd, Stdin: stdin, Stdout: outW, Stderr: errW,
+		return &exec.Cmd{Path: path, Args: args, Dir: cwd, Env: env, Stdin: stdin, Stdout: outW, Stderr: errW,
 			SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
 	}
 	boxed, err := sandbox.Start(policy, argv, mk)

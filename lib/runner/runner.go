@@ -132,6 +132,7 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 		}
 		if a.sandbox != "" {
 			run.Sandbox = a.sandbox
+			run.Env = a.env
 		}
 		for _, t := range a.tools {
 			if !seenTools[t] {
@@ -181,7 +182,8 @@ type attemptResult struct {
 	warnings []envelope.Warning
 	result   *string
 	refusal  string
-	sandbox  string // what confined its processes (docs/sandbox.md)
+	sandbox  string   // what confined its processes (docs/sandbox.md)
+	env      []string // the names of the environment its processes got
 }
 
 func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptResult {
@@ -242,7 +244,7 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 		out := &sink{limit: 64 << 10}
 		errs := &sink{limit: 64 << 10}
 		res := runProcess(preset.Invocation{Args: append([]string{exe}, va...)}, box, r.Workspace, vdead, out, errs, nil)
-		a.sandbox = res.sandbox
+		a.sandbox, a.env = res.sandbox, res.env
 		vcmd := filepath.Base(exe) + " " + strings.Join(va, " ")
 		switch {
 		case !res.started:
@@ -290,7 +292,7 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 	mon := p.NewMonitor()
 	res := runProcess(inv, box, r.Workspace, deadline, out, errs, counting{mon, act})
 	if res.sandbox != "" {
-		a.sandbox = res.sandbox
+		a.sandbox, a.env = res.sandbox, res.env
 	}
 	a.rec.ExitCode = res.exitCode
 	if !res.started {

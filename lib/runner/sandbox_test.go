@@ -68,7 +68,7 @@ echo '{"result": 1}'`
 		os.Remove(filepath.Join(home, "spar-sandbox-test"))
 		t.Errorf("the reviewer wrote into the home folder")
 	}
-	if want := fmt.Sprintf("landlock ABI %d; pid namespace", min(abi, 11)); run.Sandbox != want {
+	if want := fmt.Sprintf("landlock ABI %d; no unix sockets; pid namespace", min(abi, 11)); run.Sandbox != want {
 		t.Errorf("sandbox %q, want %q", run.Sandbox, want)
 	}
 	// SPAR_SANDBOX=off: recorded as such.

@@ -56,7 +56,10 @@ func launch(spec string, argv []string) int {
 	// runtime never reuses it unrestricted.
 	runtime.LockOSThread()
 	applied := applyLandlock(p)
-	report("sandbox %s", applied)
+	sockets := applySocketFilter()
+	// No capability survives into the reviewer (a root user's neither).
+	dropCapabilities()
+	report("sandbox %s; %s", applied, sockets)
 	if why := unmet(p, applied); why != "" {
 		report("start %s", why)
 		return 127
@@ -212,6 +215,9 @@ func applyLandlock(p Policy) string {
 		abi = maxABI
 	}
 	var rules []landlock.Rule
+	devices := false // the device files' rule gets ioctl
+	// extra adds rights to the folders' rule only: refer (and the other
+	// directory rights) on a file makes the kernel refuse the whole ruleset.
 	add := func(paths []string, dir, file func(...string) landlock.FSRule, extra func(landlock.FSRule) landlock.FSRule) {
 		var dirs, files []string
 		for _, path := range paths {
@@ -229,12 +235,17 @@ func applyLandlock(p Policy) string {
 			rules = append(rules, extra(dir(dirs...).IgnoreIfMissing()))
 		}
 		if len(files) > 0 {
-			rules = append(rules, extra(file(files...).IgnoreIfMissing()))
+			r := file(files...).IgnoreIfMissing()
+			if devices {
+				r = r.WithIoctlDev()
+			}
+			rules = append(rules, r)
 		}
 	}
 	same := func(r landlock.FSRule) landlock.FSRule { return r }
 	add(p.Read, landlock.RODirs, landlock.ROFiles, same)
 	add(p.Write, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithRefer() })
+	devices = true
 	add(p.Devices, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithIoctlDev() })
 	fd, flags, err := rulesetConfig.NewRulesetFD(rules...)
 	if err != nil {
@@ -329,6 +340,11 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 			attr = &syscall.SysProcAttr{}
 		}
 		attr.Pdeathsig = syscall.SIGKILL
+		// A session of its own, without a controlling terminal: the
+		// reviewer cannot open /dev/tty and push keystrokes (TIOCSTI)
+		// into the user's shell. Its process group is the session's,
+		// the launcher's pid, as Setpgid made it.
+		attr.Setsid, attr.Setpgid = true, false
 		if ns {
 			// The user namespace maps the user to itself, so that the
 			// files the reviewer writes stay the user's and the CLIs see
@@ -391,6 +407,11 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 
 func startDirect(argv []string, mk func(string, []string) *exec.Cmd, why string) (*Run, error) {
 	cmd := mk(argv[0], argv)
+	// Without the launcher too: a session of its own, no terminal.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -71,6 +71,9 @@ type Reviewer struct {
 	// Require: the invocation relies on the Landlock ruleset
 	// (preset.Invocation.Confined); see Policy.Require.
 	Require bool
+	// Env are the variables (or prefixes ending in *) its configuration
+	// entry names beyond its preset's (Environment).
+	Env []string
 }
 
 // systemRead are the system folders every reviewer reads and executes from:
@@ -81,42 +84,63 @@ var systemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 	"/etc", "/opt", "/proc", "/sys", "/nix/store", "/snap", "/dev/fd"}
 
 // systemDevices are the device files the CLIs open: read, write, ioctl.
-var systemDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// Not /dev/tty: the reviewer has no terminal (its own session), and its
+// ioctls are how keystrokes reach the user's shell (TIOCSTI). Not
+// /dev/shm either: it is shared by every process of the machine, and
+// TMPDIR may point there (the driver's pipeline folder would be in reach).
+var systemDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
-// systemWrite: shared memory, used by some runtimes.
-var systemWrite = []string{"/dev/shm"}
+// ClaudeWritable are the parts of claude's state folder a claude reviewer
+// may write (docs/sandbox.md, "claude's state folder"): what claude 2.1.328
+// writes there when spar runs it, and its credentials (a refreshed login is
+// saved). The rest of the folder (settings.json, CLAUDE.md, hooks, agents,
+// commands, skills, plugins: what the user's own sessions load and run)
+// and ~/.claude.json (MCP servers) are read-only.
+var ClaudeWritable = struct{ Dirs, Files []string }{
+	Dirs:  []string{"sessions"},
+	Files: []string{".credentials.json"},
+}
 
 // StateFolders are a preset's own state folders and files under the home
-// folder, read and written: authentication, settings, sessions, caches.
-// Missing folders are created (0700) before the reviewer starts, since it
+// folder: read (and for claude only read) are read-only, dirs and files
+// read and written: authentication, settings, sessions, caches. Missing
+// folders of dirs are created (0700) before the reviewer starts, since it
 // could not create them itself.
-func StateFolders(preset, home string, getenv func(string) string) (dirs, files []string) {
+func StateFolders(preset, home string, getenv func(string) string) (read, dirs, files []string) {
 	if home == "" && preset != envelope.PresetCodex {
-		return nil, nil
+		return nil, nil, nil
 	}
 	switch preset {
 	case envelope.PresetClaude:
 		// claude keeps ~/.claude.json beside ~/.claude, or both in
 		// $CLAUDE_CONFIG_DIR.
+		base := filepath.Join(home, ".claude")
+		read = []string{base, filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude.json.backup")}
 		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return []string{d}, nil
+			base = d
+			read = []string{d}
 		}
-		return []string{filepath.Join(home, ".claude")},
-			[]string{filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude.json.backup")}
+		for _, d := range ClaudeWritable.Dirs {
+			dirs = append(dirs, filepath.Join(base, d))
+		}
+		for _, f := range ClaudeWritable.Files {
+			files = append(files, filepath.Join(base, f))
+		}
+		return read, dirs, files
 	case envelope.PresetCodex:
 		// Under Landlock codex runs with --sandbox danger-full-access: no
 		// bubblewrap of its own, so no /tmp/codex-daemon-<uid> either.
 		if d := getenv("CODEX_HOME"); d != "" {
-			return []string{d}, nil
+			return nil, []string{d}, nil
 		}
 		if home == "" {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return []string{filepath.Join(home, ".codex")}, nil
+		return nil, []string{filepath.Join(home, ".codex")}, nil
 	case envelope.PresetAgy:
-		return []string{filepath.Join(home, ".gemini")}, nil
+		return nil, []string{filepath.Join(home, ".gemini")}, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // InstallFolder is the folder a reviewer executable comes with, after its
@@ -165,8 +189,15 @@ func For(r Reviewer) Policy {
 	if r.Workspace != "" {
 		p.Read = append(p.Read, both(r.Workspace)...)
 	}
+	// The temporary folder ($TMPDIR), where the driver keeps its pipeline
+	// folder and spar-exec the scratch folders: no grant holds it, the
+	// reviewer's own scratch folder inside it aside.
+	private := []string{os.TempDir()}
+	if real, err := filepath.EvalSymlinks(private[0]); err == nil && real != private[0] {
+		private = append(private, real)
+	}
 	if r.Exe != "" {
-		if dir := InstallFolder(r.Exe); !holdsAny(dir, append([]string{r.Home, "/"}, r.Protect...)) {
+		if dir := InstallFolder(r.Exe); !holdsAny(dir, append(append([]string{r.Home, "/"}, r.Protect...), private...)) {
 			p.Read = append(p.Read, dir)
 		}
 		p.Read = append(p.Read, both(r.Exe)...)
@@ -174,17 +205,28 @@ func For(r Reviewer) Policy {
 	for _, f := range r.Inputs {
 		p.Read = append(p.Read, both(f)...)
 	}
-	dirs, files := StateFolders(r.Preset, r.Home, getenv)
+	read, dirs, files := StateFolders(r.Preset, r.Home, getenv)
+	for _, d := range read {
+		if !holdsAny(d, private) {
+			p.Read = append(p.Read, both(d)...)
+		}
+	}
 	for _, d := range dirs {
+		if holdsAny(d, private) {
+			continue
+		}
 		if _, err := os.Stat(d); os.IsNotExist(err) && CurrentMode() != Off {
 			os.MkdirAll(d, 0o700)
 		}
-		p.Write = append(p.Write, both(d)...)
+		for _, g := range both(d) {
+			if !holdsAny(g, private) {
+				p.Write = append(p.Write, g)
+			}
+		}
 	}
 	for _, f := range files {
 		p.Write = append(p.Write, both(f)...)
 	}
-	p.Write = append(p.Write, systemWrite...)
 	if r.Scratch != "" {
 		p.Write = append(p.Write, r.Scratch)
 	}

@@ -16,6 +16,9 @@ import (
 
 func TestMain(m *testing.M) {
 	Main()
+	if role := os.Getenv(roleVar); role != "" {
+		os.Exit(helper(role))
+	}
 	os.Exit(m.Run())
 }
 
@@ -86,7 +89,7 @@ exit 0`+"\n", []string{prompt}, prompt, secret, ledger, root)
 		t.Errorf("ledger changed: %q", b)
 	}
 	abi, _ := Available()
-	if want := fmt.Sprintf("landlock ABI %d; pid namespace", min(abi, maxABI)); rep.Sandbox != want {
+	if want := fmt.Sprintf("landlock ABI %d; no unix sockets; pid namespace", min(abi, maxABI)); rep.Sandbox != want {
 		t.Errorf("report %q, want %q", rep.Sandbox, want)
 	}
 }
@@ -283,9 +286,15 @@ func TestStateFolders(t *testing.T) {
 	if p := For(Reviewer{Preset: "codex", Home: home, Getenv: env, Require: true}); !p.Require {
 		t.Errorf("codex, required: %+v", p)
 	}
+	// claude: its state folder and ~/.claude.json read, only sessions and
+	// its credentials written (TestTrust_Route10_ClaudeSettings).
 	p = For(Reviewer{Preset: "claude", Home: home, Getenv: env})
-	if !contains(p.Write, filepath.Join(home, ".claude")) || !contains(p.Write, filepath.Join(home, ".claude.json")) {
+	if !contains(p.Write, filepath.Join(home, ".claude", "sessions")) || !contains(p.Write, filepath.Join(home, ".claude", ".credentials.json")) ||
+		contains(p.Write, filepath.Join(home, ".claude")) || contains(p.Write, filepath.Join(home, ".claude.json")) {
 		t.Errorf("%v", p.Write)
+	}
+	if !contains(p.Read, filepath.Join(home, ".claude")) || !contains(p.Read, filepath.Join(home, ".claude.json")) {
+		t.Errorf("%v", p.Read)
 	}
 	p = For(Reviewer{Preset: "codex", Home: home, Getenv: func(k string) string {
 		if k == "CODEX_HOME" {

@@ -381,7 +381,7 @@ func (rd *roundDir) writeRecord(runs []envelope.ReviewerRun) error {
 			Status: run.Status, Reason: run.Reason, Model: r.Model, FallbackModel: r.FallbackModel,
 			Effort: r.Effort, ObservedModel: run.ObservedModel, Version: run.Version,
 			TimeoutSeconds: r.TimeoutSeconds, Attempts: run.Attempts, Resets: run.Resets, Warnings: run.Warnings,
-			Sandbox: run.Sandbox,
+			Sandbox: run.Sandbox, Env: run.Env,
 		}
 		if t, ok := stand[r.Name]; ok {
 			rv.Standpoint = &t

@@ -245,6 +245,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			run.Attempts, run.Warnings, run.Tools = nonNil(s.Attempts), nonNil(s.Warnings), nonNil(s.Tools)
 			run.CompletedIn = s.CompletedIn
 			run.Sandbox = s.Sandbox
+			run.Env = s.Env
 			run.RecordedFrom = s.RecordedFrom
 			if run.Status == "completed" {
 				if b, err := round.ReadFile(filepath.Join(dir, cr.Name, "result.json")); err == nil {

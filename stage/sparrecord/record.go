@@ -470,6 +470,7 @@ func buildRecord(in *input) (*round.Record, error) {
 			RunReason:      run.Reason,
 			Tools:          run.Tools,
 			Sandbox:        run.Sandbox,
+			Env:            run.Env,
 			RecordedFrom:   run.RecordedFrom,
 		}
 		if r.Model == nil {
