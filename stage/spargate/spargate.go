@@ -20,8 +20,7 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format json|md]
-       spar-gate gate SERIES... [flags as above]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--out FILE] [--sarif FILE] [--format json|md]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
 
