@@ -487,6 +487,11 @@ func (g *gate) listedProblems(s *seriesData, fix []string) {
 		}
 		name := filepath.Base(l.abs)
 		switch {
+		case r.state == unreadable && !removable(l.abs):
+			// Never advise removing a folder that holds other rounds or
+			// series: removing it would remove them.
+			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so list its rounds or series instead",
+				s.display, name, r.err)
 		case r.state == unreadable:
 			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
 				s.display, name, r.err, shellQuote(l.display))
@@ -530,6 +535,11 @@ func trimUnfinished(err error) string {
 // be in the list (obsolete records fail the gate, review-freshness).
 func (g *gate) missingRounds(s *seriesData, fix []string) {
 	for _, r := range s.missing() {
+		if r.state == unreadable && !removable(filepath.Join(s.abs, r.name)) {
+			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so never remove it",
+				s.display, r.name, r.err)
+			continue
+		}
 		if r.state == unreadable {
 			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s",
 				s.display, r.name, r.err, shellQuote(s.dirOf(r)))

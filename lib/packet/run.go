@@ -105,6 +105,18 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 			break
 		}
 	}
+	// A folder that holds series is never a series (round.SeriesIn), and
+	// a series is never made inside one: --out names a round folder inside
+	// a series folder, reviews/<series>/<round>.
+	shown := filepath.Dir(filepath.Clean(a.Out))
+	if held := round.SeriesIn(series); len(held) > 0 {
+		return nil, false, refusef("--out %q would make %q a series, but it holds the series %q: a folder that holds series is no series; name a round folder inside a series folder, e.g. %s",
+			a.Out, shown, filepath.Join(shown, filepath.Base(held[0])), filepath.Join(shown, "<series>", filepath.Base(out)))
+	}
+	if parent := filepath.Dir(series); parent != series && holdsRounds(parent) {
+		return nil, false, refusef("--out %q would make %q a series inside the series %q, which holds rounds itself: a folder that holds series is no series; name a round folder of %q (e.g. %s), or a series folder outside it",
+			a.Out, shown, filepath.Dir(shown), filepath.Dir(shown), filepath.Join(filepath.Dir(shown), filepath.Base(out)))
+	}
 	run.Out, run.Series, run.Name = out, series, filepath.Base(out)
 
 	// G24: --check-path is added to the run's check paths and to the
@@ -235,4 +247,10 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// holdsRounds reports a folder with round folders in it (round.Folders).
+func holdsRounds(dir string) bool {
+	rounds, err := round.Folders(dir)
+	return err == nil && len(rounds) > 0
 }

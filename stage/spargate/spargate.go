@@ -153,6 +153,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	rounds, series, err := gate.Targets(pos)
 	if err != nil {
+		var r *gate.RefusalError
+		if errors.As(err, &r) {
+			return refusal("gate", err)
+		}
 		return usageErr("gate: %v", err)
 	}
 	folders := gate.Folders(rounds, series)
