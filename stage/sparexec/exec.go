@@ -18,6 +18,7 @@ import (
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/resultcheck"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
 	"github.com/jaekit/spar/lib/sandbox"
@@ -359,7 +360,15 @@ func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
 		SchemaPath: filepath.Join(rd.dir, round.SchemaFile),
 		SchemaText: rd.in.packet.Schema,
 		PathEnv:    os.Getenv("PATH"),
+		Check:      rd.check,
 	}
+}
+
+// check is spar-check's decision on a completed run (lib/resultcheck), for
+// the progress line only: spar-check decides again from the envelope.
+func (rd *roundDir) check(run envelope.ReviewerRun) (string, string) {
+	r := resultcheck.Round{Head: rd.in.run.Head, Angles: rd.in.cfg.Angles, Standpoints: rd.in.run.Standpoints}
+	return resultcheck.Decide(r, run)
 }
 
 // writeRecord writes round.json without finished_at (docs/review-round.md §1): the
