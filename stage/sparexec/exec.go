@@ -139,6 +139,11 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 		if w := runner.NoneStarts(toStart, os.Getenv("PATH")); w != "" {
 			fmt.Fprintf(stderr, "spar-exec: warning: %s\n", w)
 		}
+		// A CLI that says it is not logged in (its own status command,
+		// no tokens spent) would be recorded unavailable: say so first.
+		for _, w := range runner.NotLoggedIn(toStart, os.Getenv("PATH")) {
+			fmt.Fprintf(stderr, "spar-exec: warning: %s\n", w)
+		}
 	}
 
 	// Step 2: the round folder.
