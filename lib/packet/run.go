@@ -217,8 +217,18 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	if err != nil {
 		return nil, false, fmt.Errorf("changes %s..%s: %w", run.Base, run.Head, err)
 	}
+	// exclude leaves matching files out of the packet's file list (a
+	// rename when either path matches); the workspace keeps them.
+	excl, err := glob.CompileAll(cfg.Exclude)
+	if err != nil {
+		return nil, false, refusef("config.exclude: %v", err)
+	}
 	run.Changes = []envelope.Change{}
 	for _, c := range fcs {
+		if _, out := excl.Match(c.Path); out || (c.OldPath != "" && matches(excl, c.OldPath)) {
+			run.Excluded = append(run.Excluded, c.Path)
+			continue
+		}
 		_, in := set.Match(c.Path)
 		run.Changes = append(run.Changes, envelope.Change{
 			Path: c.Path, OldPath: c.OldPath, Status: c.Status,
@@ -253,4 +263,9 @@ func contains(l []string, s string) bool {
 func holdsRounds(dir string) bool {
 	rounds, err := round.Folders(dir)
 	return err == nil && len(rounds) > 0
+}
+
+func matches(s glob.Set, p string) bool {
+	_, ok := s.Match(p)
+	return ok
 }
