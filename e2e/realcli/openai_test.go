@@ -889,16 +889,16 @@ func cmdCodexLeaks(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdOpenAIGap: openai-gap ANSWER MODEL MAX: the time from the first
+// cmdOpenAIGap: openai-gap ANSWER MODEL: logs the time from the first
 // request the mock answered with the scenario ANSWER to the first
-// /v1/responses request of MODEL after it, at most MAX seconds (a refusal
-// must start the fallback at once, G13). Logs the figure.
+// /v1/responses request of MODEL after it (a refusal starts the fallback at
+// once, G13) and keeps it for BenchmarkRefusalToFallback. Only the order
+// is asserted: a wall-clock figure depends on the machine's load, so it is
+// measured by `make bench`, never judged by a test.
 func cmdOpenAIGap(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: openai-gap ANSWER MODEL MAX-SECONDS")
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: openai-gap ANSWER MODEL")
 	}
-	max, err := strconv.ParseFloat(args[2], 64)
-	ts.Check(err)
 	var from time.Time
 	for _, r := range readOpenAILog(ts) {
 		t, err := time.Parse(time.RFC3339Nano, r.Time)
@@ -910,11 +910,9 @@ func cmdOpenAIGap(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		if r.Path == "/v1/responses" && r.Model == args[1] {
-			gap := t.Sub(from).Seconds()
-			ts.Logf("from the first %s answer to the first request of %s: %.2f s", args[0], args[1], gap)
-			if gap > max {
-				ts.Fatalf("%.2f s from the first %s answer to the first request of %s, more than %v s", gap, args[0], args[1], max)
-			}
+			gap := t.Sub(from)
+			ts.Logf("from the first %s answer to the first request of %s: %.2f s", args[0], args[1], gap.Seconds())
+			noteGap(gap)
 			return
 		}
 	}

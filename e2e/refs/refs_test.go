@@ -493,3 +493,38 @@ func TestRefs_NamedTestsExist(t *testing.T) {
 		t.Fatal("docs/contract.md names no test")
 	}
 }
+
+// TestRefs_NamesExplained: the names a newcomer meets in paths without
+// knowing them (jaekit, clean-review) are said once in docs/usage.md, in
+// its table of names, before any other line of it uses them; README.md
+// points there for them.
+func TestRefs_NamesExplained(t *testing.T) {
+	top := root(t)
+	b, err := os.ReadFile(filepath.Join(top, "docs", "usage.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for _, name := range []string{"jaekit", "clean-review"} {
+		def := "| **" + name + "** | "
+		for i, l := range lines {
+			if strings.HasPrefix(l, def) {
+				break
+			}
+			if strings.Contains(l, name) {
+				t.Errorf("docs/usage.md:%d uses %q before the line that says what it is (%q)", i+1, name, def)
+				break
+			}
+			if i == len(lines)-1 {
+				t.Errorf("docs/usage.md has no line %q saying what %s is", def, name)
+			}
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join(top, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(readme), "jaekit") && !strings.Contains(string(readme), "docs/usage.md") {
+		t.Errorf("README.md uses jaekit and does not point at docs/usage.md")
+	}
+}

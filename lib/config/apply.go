@@ -236,6 +236,9 @@ func loadProject(dir string, c *envelope.Config) error {
 		}
 	}
 	c.Angles, c.Caps, c.CheckPaths, c.Rules = p.Angles, p.Caps, p.CheckPaths, p.Rules
+	if len(p.Exclude) > 0 {
+		c.Exclude = p.Exclude
+	}
 	return nil
 }
 

@@ -14,7 +14,8 @@ import (
 
 // Digest returns the configuration digest of docs/pipeline.md §2: the
 // sha256 (lowercase hex) of the canonical JSON (docs/pipeline.md §2) of
-// reviewers, configured_required, angles, caps, check_paths and rules.
+// reviewers, configured_required, angles, caps, check_paths and rules,
+// and exclude when the project configuration sets it.
 //
 // It depends only on the applied values in c, never on where they came from:
 // model_source, effort_source, default_model, default_effort, choices,
@@ -42,7 +43,7 @@ func DigestValue(c *envelope.Config) map[string]any {
 	for _, r := range c.ConfiguredRequired {
 		required = append(required, map[string]any{"name": r.Name, "preset": r.Preset})
 	}
-	return map[string]any{
+	v := map[string]any{
 		"reviewers":           reviewers,
 		"configured_required": required,
 		"angles":              list(c.Angles),
@@ -54,6 +55,13 @@ func DigestValue(c *envelope.Config) map[string]any {
 		"check_paths": list(c.CheckPaths),
 		"rules":       list(c.Rules),
 	}
+	// exclude changes what the packet lists: it is covered when set, and
+	// absent otherwise (the digest of a configuration without it is the
+	// digest it always was).
+	if len(c.Exclude) > 0 {
+		v["exclude"] = list(c.Exclude)
+	}
+	return v
 }
 
 // ReviewerValue is one applied reviewer entry as the digest covers it: its

@@ -20,7 +20,7 @@ const ProjectFile = ".jaekit/spar.toml"
 // user's computer or change the costs on the user's account.
 var ForbiddenProjectKeys = []string{"reviewers", "preset", "command", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts"}
 
-var projectKeys = []string{"angles", "rules", "check_paths", "caps"}
+var projectKeys = []string{"angles", "rules", "check_paths", "exclude", "caps"}
 var capKeys = []string{"plan", "plan_delta", "code"}
 
 // project is the applied project configuration.
@@ -28,6 +28,7 @@ type project struct {
 	Angles     []string
 	Caps       envelope.Caps
 	CheckPaths []string
+	Exclude    []string
 	Rules      []string
 }
 
@@ -58,7 +59,7 @@ func parseProject(file, root string, b []byte) (*project, error) {
 	for _, k := range d.keys {
 		switch {
 		case !contains(projectKeys, k.path[0]):
-			return nil, cfgErr(file, k.pos.line, "unknown key %q (a project configuration has angles, rules, check_paths and [caps])", k.path[0])
+			return nil, cfgErr(file, k.pos.line, "unknown key %q (a project configuration has angles, rules, check_paths, exclude and [caps])", k.path[0])
 		case k.path[0] == "caps" && len(k.path) >= 2 && !contains(capKeys, k.path[1]):
 			return nil, cfgErr(file, k.pos.line, "unknown key %q in [caps] (keys: plan, plan_delta, code)", k.path[1])
 		}
@@ -119,6 +120,21 @@ func parseProject(file, root string, b []byte) (*project, error) {
 			}
 		}
 		p.CheckPaths = items
+	}
+	// exclude: globs of the check path grammar (G24's) whose files the
+	// packet leaves out of its file list (generated or vendored files),
+	// never out of the workspace.
+	if v, ok := d.data["exclude"]; ok {
+		items, err := stringList(d, "exclude", v)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if _, err := glob.Compile(it); err != nil {
+				return nil, cfgErr(file, d.line("exclude"), "exclude: item %q: %v", it, err)
+			}
+		}
+		p.Exclude = items
 	}
 	return p, nil
 }

@@ -26,8 +26,13 @@ type Config struct {
 	Angles             []string           `json:"angles"`
 	Caps               Caps               `json:"caps"`
 	CheckPaths         []string           `json:"check_paths"`
-	Rules              []string           `json:"rules"`
-	Digest             string             `json:"digest"`
+	// Exclude are the project configuration's exclude globs: files the
+	// packet leaves out of its file list (never out of the workspace).
+	// Absent when the configuration has none, so that records and digests
+	// without it stay as they were.
+	Exclude []string `json:"exclude,omitempty"`
+	Rules   []string `json:"rules"`
+	Digest  string   `json:"digest"`
 
 	// ConfiguredNames are the names of every reviewer the user
 	// configuration determines, whatever --reviewers picked. They are not
@@ -119,6 +124,9 @@ type Run struct {
 	Decisions      []Decision   `json:"decisions"`
 	Standpoints    []Standpoint `json:"standpoints"`
 	Changes        []Change     `json:"changes"` // files changed base..head
+	// Excluded are the changed files config.exclude left out of Changes
+	// (the packet's file list), by path; absent when none.
+	Excluded []string `json:"excluded,omitempty"`
 
 	// CommittedCheckPaths are the check_paths of the head commit's
 	// .jaekit/spar.toml ([] when it lists none or has no such file): a class

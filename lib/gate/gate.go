@@ -64,6 +64,10 @@ type seriesData struct {
 	head    string // the gate's head for this series ("" when it does not resolve)
 	headErr error  // why the repository's HEAD does not resolve
 	expect  *string
+	// nextRun: the reasons that a new run of the series clears all name one
+	// command (nextRunCommand), with every reviewer they add.
+	nextRunUsed bool
+	nextRunAdd  []string
 }
 
 type listedRound struct {
@@ -380,6 +384,52 @@ func (g *gate) decide() {
 		g.coverage(s)
 		g.growth(s)
 	}
+	g.fillNextRuns()
+}
+
+// nextRun is the one spar run that clears every reason of the series that a
+// new run clears (a head the latest round did not review, a changed
+// document, a required reviewer without a review): the reasons name it by
+// a placeholder, and fillNextRuns writes the same command into each, so
+// that the commands they suggest are one sequence, never several runs into
+// one folder with different heads or reviewers. add names reviewers the
+// run must include (a required reviewer missing from a --reviewers list).
+func (s *seriesData) nextRun(add ...string) string {
+	s.nextRunUsed = true
+	for _, a := range add {
+		if !contains(s.nextRunAdd, a) {
+			s.nextRunAdd = append(s.nextRunAdd, a)
+		}
+	}
+	return s.nextRunToken()
+}
+
+func (s *seriesData) nextRunToken() string { return "@@spar-next-run:" + s.abs + "@@" }
+
+// nextRunCommand repeats the latest counted round's arguments for the head
+// the gate checks (the repository's HEAD, or --expect-head; the latest
+// round's head when that does not resolve), with every reviewer added.
+func (s *seriesData) nextRunCommand() string {
+	head := s.head
+	if head == "" {
+		head = s.latest.rec.Head
+	}
+	return runLike(s, s.latest.rec, s.latest.name, s.latest.rec.Base, head, s.nextRunAdd...)
+}
+
+func (g *gate) fillNextRuns() {
+	for _, s := range g.series {
+		if !s.nextRunUsed {
+			continue
+		}
+		tok, cmd := s.nextRunToken(), s.nextRunCommand()
+		for i := range g.reasons {
+			g.reasons[i].Clear = strings.ReplaceAll(g.reasons[i].Clear, tok, cmd)
+		}
+		for i := range g.rec.Reasons {
+			g.rec.Reasons[i] = strings.ReplaceAll(g.rec.Reasons[i], tok, cmd)
+		}
+	}
 }
 
 // removedRounds blocks when a counted round of the series is gone: spar
@@ -501,6 +551,11 @@ func (g *gate) listedProblems(s *seriesData, fix []string) {
 		}
 		name := filepath.Base(l.abs)
 		switch {
+		case r.state == unreadable && !removable(l.abs):
+			// Never advise removing a folder that holds other rounds or
+			// series: removing it would remove them.
+			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so list its rounds or series instead",
+				s.display, name, r.err)
 		case r.state == unreadable:
 			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
 				s.display, name, r.err, shellQuote(l.display))
@@ -544,6 +599,11 @@ func trimUnfinished(err error) string {
 // be in the list (obsolete records fail the gate, review-freshness).
 func (g *gate) missingRounds(s *seriesData, fix []string) {
 	for _, r := range s.missing() {
+		if r.state == unreadable && !removable(filepath.Join(s.abs, r.name)) {
+			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so never remove it",
+				s.display, r.name, r.err)
+			continue
+		}
 		if r.state == unreadable {
 			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s",
 				s.display, r.name, r.err, shellQuote(s.dirOf(r)))
@@ -627,7 +687,7 @@ func (g *gate) headMismatch(s *seriesData) {
 		}
 		if s.head != s.latest.rec.Head {
 			g.reason("%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
-				s.display, s.latest.name, s.latest.rec.Head, s.head, s.runCommand(s.latest.rec.Base, s.head))
+				s.display, s.latest.name, s.latest.rec.Head, s.head, s.nextRun())
 		}
 		return
 	}
@@ -638,7 +698,7 @@ func (g *gate) headMismatch(s *seriesData) {
 	}
 	if *s.expect != s.latest.rec.Head {
 		g.reason("%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
-			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.runCommand(s.latest.rec.Base, *s.expect))
+			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.nextRun())
 	}
 }
 
@@ -656,10 +716,10 @@ func (g *gate) staleDocuments(s *seriesData) {
 		switch {
 		case err != nil:
 			g.reason("%s: round %s: the %s document %s (%s) cannot be read (%s); to clear: run a new round: %s",
-				s.display, s.latest.name, d.Role, d.Name, d.Path, strings.TrimPrefix(err.Error(), "cannot be read: "), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+				s.display, s.latest.name, d.Role, d.Name, d.Path, strings.TrimPrefix(err.Error(), "cannot be read: "), s.nextRun())
 		case round.SHA256(b) != d.SHA256:
 			g.reason("%s: round %s: the %s document %s (%s) changed since the round (sha256 %s, now %s); to clear: run a new round: %s",
-				s.display, s.latest.name, d.Role, d.Name, d.Path, d.SHA256, round.SHA256(b), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+				s.display, s.latest.name, d.Role, d.Name, d.Path, d.SHA256, round.SHA256(b), s.nextRun())
 		}
 	}
 }
@@ -723,11 +783,11 @@ func (g *gate) requiredReviewers(s *seriesData) {
 		}
 		if doubt != "" {
 			g.reason("%s: round %s: required reviewer %s (%s) completed, but %s: a native review counts only when recorded from the subagent's transcript showing prompt.md read and no other warning; to clear: review again in a new round and record the subagent's transcript there (spar record ROUND --reviewer %s --transcript FILE): %s",
-				s.display, where.name, req.Name, req.Preset, doubt, shellQuote(req.Name), s.runCommand(s.latest.rec.Base, s.latest.rec.Head))
+				s.display, where.name, req.Name, req.Preset, doubt, shellQuote(req.Name), s.nextRun())
 			g.menu(waiverMenu)
 			continue
 		}
-		clear := "rerun it: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head, req.Name)
+		clear := "rerun it: " + s.nextRun(req.Name)
 		if status == envelope.StatusPending {
 			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE"
 		}

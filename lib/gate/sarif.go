@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/recordpath"
 
 	"github.com/jaekit/spar/lib/round"
@@ -23,6 +24,7 @@ import (
 func Findings(o Options) (*Report, []sarif.Round, error) {
 	g := run(o)
 	var rounds []sarif.Round
+	maps := map[[2]string]*gitx.LineMap{}
 	for _, l := range g.listed {
 		r := l.data
 		if l.dup || r == nil || r.state != published || r.rec.DryRun {
@@ -32,13 +34,27 @@ func Findings(o Options) (*Report, []sarif.Round, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", l.display, err)
 		}
-		rounds = append(rounds, sarif.Round{
+		sr := sarif.Round{
 			Series:   filepath.Base(l.series.abs),
 			Dir:      r.abs,
 			Record:   rec,
 			Findings: f.Findings,
 			States:   g.states[r],
-		})
+		}
+		// A round of an earlier head: its lines as they read at the head
+		// the gate checked (docs/pipeline.md "SARIF export").
+		if h := l.series.head; h != "" && h != rec.Head && rec.Repo != "" {
+			key := [2]string{rec.Head, h}
+			m, done := maps[key]
+			if !done {
+				m, _ = gitx.NewLineMap(rec.Repo, rec.Head, h)
+				maps[key] = m
+			}
+			if m != nil {
+				sr.GatedHead, sr.Lines = h, m
+			}
+		}
+		rounds = append(rounds, sr)
 	}
 	return g.report(), rounds, nil
 }

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,18 +19,56 @@ func seriesRounds(dir string) ([]string, error) {
 	return round.ListRounds(dir)
 }
 
-// isSeries reports a folder that holds no record of a round itself and
-// whose sub-folders hold rounds: a series (docs/review-gate.md §1). Any
-// other path is a round folder, read as one (an empty or unreadable one is
-// an unreadable round, G32).
-func isSeries(dir string) bool {
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() || round.HoldsRecord(dir) {
+// isSeries is a series as lib/round decides it (round.IsSeries: a folder
+// that holds no record of a round itself, whose sub-folders hold rounds,
+// and that holds no series; docs/review-gate.md §1). Any other path is a
+// round folder, read as one (an empty or unreadable one is an unreadable
+// round, G32).
+func isSeries(dir string) bool { return round.IsSeries(dir) }
+
+// checkFolder refuses a path the gate or status is given that does not
+// exist ("no such folder": a mistyped path is no unreadable round) and a
+// folder that holds series (round.SeriesIn: it is no series, and gating it
+// would stand for none of them), naming the series inside and the command
+// that takes one of them.
+func checkFolder(cmd, dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return &RefusalError{fmt.Sprintf("%s: no such folder", quote(dir))}
+	}
+	held := round.SeriesIn(dir)
+	if len(held) == 0 {
+		return nil
+	}
+	names := make([]string, 0, 3)
+	for i, h := range held {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(held)-3))
+			break
+		}
+		names = append(names, quote(h))
+	}
+	what := "the series"
+	if len(held) > 1 {
+		what = fmt.Sprintf("%d series:", len(held))
+	}
+	return &RefusalError{fmt.Sprintf("%s holds %s %s, so it is no series itself (a series holds round folders); %s one series: spar %s %s",
+		quote(dir), what, strings.Join(names, ", "), verbOf(cmd), cmd, shellQuote(held[0]))}
+}
+
+func verbOf(cmd string) string {
+	if cmd == "gate" {
+		return "gate"
+	}
+	return "show"
+}
+
+// removable reports whether advice may name dir for removal: a folder that
+// holds other rounds or series never is (removing it would remove them).
+func removable(dir string) bool {
+	if rounds, err := round.Folders(dir); err == nil && len(rounds) > 0 {
 		return false
 	}
-	// The same rounds as seriesRounds lists, in no order.
-	rounds, err := round.Folders(dir)
-	return err == nil && len(rounds) > 0
+	return len(round.SeriesIn(dir)) == 0
 }
 
 // Targets splits the folders given to the gate into round folders and
@@ -37,6 +77,11 @@ func isSeries(dir string) bool {
 // would list them twice, among another series' rounds it is a list the
 // user did not mean.
 func Targets(args []string) (rounds, series []string, err error) {
+	for _, a := range args {
+		if err := checkFolder("gate", a); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, a := range args {
 		if isSeries(a) {
 			series = append(series, a)

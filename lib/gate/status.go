@@ -170,10 +170,10 @@ func StatusFolders(dir, cwd string) ([]string, error) {
 }
 
 func seriesOf(d string) (string, error) {
-	fi, err := os.Stat(d)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", &RefusalError{fmt.Sprintf("%q does not exist", d)}
+	if err := checkFolder("status", d); err != nil {
+		return "", err
 	}
+	fi, err := os.Stat(d)
 	if err != nil {
 		return "", &RefusalError{fmt.Sprintf("%q: %v", d, errText(err))}
 	}

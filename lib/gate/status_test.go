@@ -185,7 +185,7 @@ func TestStatusRefusesNoSeries(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
 	os.WriteFile(filepath.Join(dir, "empty", "notes.txt"), nil, 0o644)
 	for p, want := range map[string]string{
-		filepath.Join(dir, "none"):  "does not exist",
+		filepath.Join(dir, "none"):  "no such folder",
 		filepath.Join(dir, "file"):  "is not a folder",
 		filepath.Join(dir, "empty"): "is not a series or a round",
 	} {

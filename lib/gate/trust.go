@@ -144,7 +144,7 @@ func (g *gate) noReview(s *seriesData) {
 	if len(states) == 0 {
 		states = append(states, "the round has no reviewer")
 	}
-	clear := "run the reviewers again: " + s.runCommand(s.latest.rec.Base, s.latest.rec.Head)
+	clear := "run the reviewers again: " + s.nextRun()
 	if pending != "" {
 		clear = "record the pending review: " + pending
 	}

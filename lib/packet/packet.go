@@ -75,6 +75,9 @@ func writeChange(b *strings.Builder, run *envelope.Run) {
 		}
 	}
 	fmt.Fprintf(b, "Files changed from base to head: %d (%d in check paths, %d other).\n\n", len(run.Changes), len(inCheck), len(other))
+	if len(run.Excluded) > 0 {
+		fmt.Fprintf(b, "Left out of this list by the project configuration's `exclude` globs: %d more changed files (generated or vendored); they are still in the workspace.\n\n", len(run.Excluded))
+	}
 	b.WriteString("### Files changed in check paths\n\n")
 	writeChanges(b, inCheck)
 	b.WriteString("### Other files changed\n\n")

@@ -105,6 +105,18 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 			break
 		}
 	}
+	// A folder that holds series is never a series (round.SeriesIn), and
+	// a series is never made inside one: --out names a round folder inside
+	// a series folder, reviews/<series>/<round>.
+	shown := filepath.Dir(filepath.Clean(a.Out))
+	if held := round.SeriesIn(series); len(held) > 0 {
+		return nil, false, refusef("--out %q would make %q a series, but it holds the series %q: a folder that holds series is no series; name a round folder inside a series folder, e.g. %s",
+			a.Out, shown, filepath.Join(shown, filepath.Base(held[0])), filepath.Join(shown, "<series>", filepath.Base(out)))
+	}
+	if parent := filepath.Dir(series); parent != series && holdsRounds(parent) {
+		return nil, false, refusef("--out %q would make %q a series inside the series %q, which holds rounds itself: a folder that holds series is no series; name a round folder of %q (e.g. %s), or a series folder outside it",
+			a.Out, shown, filepath.Dir(shown), filepath.Dir(shown), filepath.Join(filepath.Dir(shown), filepath.Base(out)))
+	}
 	run.Out, run.Series, run.Name = out, series, filepath.Base(out)
 
 	// G24: --check-path is added to the run's check paths and to the
@@ -198,8 +210,18 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	if err != nil {
 		return nil, false, fmt.Errorf("changes %s..%s: %w", run.Base, run.Head, err)
 	}
+	// exclude leaves matching files out of the packet's file list (a
+	// rename when either path matches); the workspace keeps them.
+	excl, err := glob.CompileAll(cfg.Exclude)
+	if err != nil {
+		return nil, false, refusef("config.exclude: %v", err)
+	}
 	run.Changes = []envelope.Change{}
 	for _, c := range fcs {
+		if _, out := excl.Match(c.Path); out || (c.OldPath != "" && matches(excl, c.OldPath)) {
+			run.Excluded = append(run.Excluded, c.Path)
+			continue
+		}
 		_, in := set.Match(c.Path)
 		run.Changes = append(run.Changes, envelope.Change{
 			Path: c.Path, OldPath: c.OldPath, Status: c.Status,
@@ -249,4 +271,15 @@ func CriteriaIDs(docs []envelope.Document) []string {
 		}
 	}
 	return ids
+}
+
+// holdsRounds reports a folder with round folders in it (round.Folders).
+func holdsRounds(dir string) bool {
+	rounds, err := round.Folders(dir)
+	return err == nil && len(rounds) > 0
+}
+
+func matches(s glob.Set, p string) bool {
+	_, ok := s.Match(p)
+	return ok
 }

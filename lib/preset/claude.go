@@ -68,15 +68,14 @@ func (claude) Invoke(c Call) Invocation {
 func (claude) NewMonitor() Monitor { return &claudeMonitor{} }
 
 type claudeMonitor struct {
-	initModel *string // the init event's model: what the CLI asked for
-	answered  *string // the last assistant message's model: who answered
-	tools     tools
-	errors    []string
-	result    *string
-	problem   string
-	invalid   bool
-	usage     *envelope.Usage
-	seen      bool // a result event was seen
+	answered *string // the last assistant message's model: who answered
+	tools    tools
+	errors   []string
+	result   *string
+	problem  string
+	invalid  bool
+	usage    *envelope.Usage
+	seen     bool // a result event was seen
 }
 
 // synthetic is the model the CLI names on messages it writes itself (an
@@ -91,10 +90,6 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 	switch ev.Get("type").String() {
 	case "system":
 		switch ev.Get("subtype").String() {
-		case "init":
-			if v := ev.Get("model"); v.Type == gjson.String && v.String() != "" {
-				m.initModel = str(v.String())
-			}
 		case "api_retry":
 			// The CLI will send a refused request again (ten times, with
 			// backoff: minutes). A refusal phrase here (docs/review-round.md
@@ -243,12 +238,11 @@ func claudeUsage(ev gjson.Result) *envelope.Usage {
 }
 
 func (m *claudeMonitor) Finish() Outcome {
-	// G12: the model that answered, else the one the CLI asked for.
-	model := m.answered
-	if model == nil {
-		model = m.initModel
-	}
-	o := Outcome{Result: m.result, ObservedModel: model, Tools: m.tools.names(), Errors: m.errors,
+	// G12: the model a model response stated (the last assistant message
+	// that names one). The init event's model is what the CLI asked for,
+	// not a response: a claude that never reached a model (not logged in,
+	// refused) observed none.
+	o := Outcome{Result: m.result, ObservedModel: m.answered, Tools: m.tools.names(), Errors: m.errors,
 		Problem: m.problem, Usage: m.usage, Invalid: m.invalid}
 	if !m.seen {
 		o.Problem = "the output has no result event"

@@ -43,7 +43,7 @@ func TestClaudeResult(t *testing.T) {
 			`{"type":"system","subtype":"init","model":"opus-x","tools":["Bash"]}`,
 			`{"type":"future","x":1}`,
 			`{"type":"result","subtype":"success","is_error":false,"result":"text","structured_output":{"a":1}}`,
-		}, str(`{"a":1}`), str("opus-x"), "", nil, false},
+		}, str(`{"a":1}`), nil, "", nil, false}, // G12: init's model is no model response
 		{"result string", []string{
 			`{"type":"assistant","message":{"model":"from-message","content":[]}}`,
 			`{"type":"result","subtype":"success","is_error":false,"result":"{\"a\":2}"}`,
@@ -57,12 +57,13 @@ func TestClaudeResult(t *testing.T) {
 			`{"type":"result","subtype":"success","is_error":false,"result":"{}"}`,
 		}, str(`{}`), str("claude-sonnet-5-5-20261101"), "", nil, false},
 		// An error message the CLI writes itself names the model
-		// <synthetic>: nobody answered, init's model stays.
+		// <synthetic>: nobody answered, so no model is observed (init's
+		// model is what the CLI asked for, not a response).
 		{"synthetic model", []string{
 			`{"type":"system","subtype":"init","model":"nosuch"}`,
 			`{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"There's an issue with the selected model (nosuch)."}]}}`,
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":404,"result":"There's an issue with the selected model (nosuch)."}`,
-		}, nil, str("nosuch"), `the result event reports an error (subtype "success"): There's an issue with the selected model (nosuch).`,
+		}, nil, nil, `the result event reports an error (subtype "success"): There's an issue with the selected model (nosuch).`,
 			[]string{"There's an issue with the selected model (nosuch)."}, false},
 		{"no result event", []string{`{"type":"system","subtype":"init"}`}, nil, nil, "the output has no result event", nil, false},
 		{"error result", []string{

@@ -81,6 +81,13 @@ func Check(r Round, run envelope.ReviewerRun) envelope.Result {
 	return res
 }
 
+// Decide is Check's status and reason alone, nothing of the result kept:
+// what spar-exec's progress line says when a reviewer ends.
+func Decide(r Round, run envelope.ReviewerRun) (status, reason string) {
+	res, _ := checkRun(r, run, false)
+	return res.Status, res.Reason
+}
+
 // CheckFindings is Check that also returns the findings of a result that
 // is not invalid_output, as the check read them: what classification needs,
 // without decoding the result again (the gate re-derives every round). The

@@ -336,6 +336,44 @@ func Folders(series string) ([]string, error) {
 	return out, nil
 }
 
+// holdsRounds reports a folder that holds no record of a round itself and
+// whose sub-folders hold rounds (Folders).
+func holdsRounds(dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() || HoldsRecord(dir) {
+		return false
+	}
+	rounds, err := Folders(dir)
+	return err == nil && len(rounds) > 0
+}
+
+// IsSeries reports a series folder: one that holds no record of a round
+// itself, whose sub-folders hold rounds (Folders), and that holds no
+// series (SeriesIn): a folder that holds series is never a series, so that
+// gating or listing it never stands for the series inside it.
+func IsSeries(dir string) bool {
+	return holdsRounds(dir) && len(SeriesIn(dir)) == 0
+}
+
+// SeriesIn returns the sub-folders of dir (or symbolic links to folders)
+// that hold rounds and no record of a round themselves, by name: the series
+// dir holds. A folder that holds any is never a series itself (IsSeries),
+// never a round (it holds rounds) and never the parent of a new round.
+func SeriesIn(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		d := filepath.Join(dir, e.Name())
+		if holdsRounds(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Before is series order: started_at, then folder path (the folder name,
 // within one series). A round whose round.json does not read has no
 // started_at and sorts first.

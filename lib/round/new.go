@@ -31,6 +31,7 @@ func New(run *envelope.Run, pkt *envelope.Packet, cfg envelope.Config, r envelop
 		Standpoints:          orEmpty(run.Standpoints),
 		StandpointsUncovered: []string{},
 		Changes:              orEmpty(run.Changes),
+		Excluded:             run.Excluded,
 		Reviewers:            []Reviewer{},
 		// docs/trust.md "Inputs the agent can edit". Committed check paths
 		// stay null when the run has none recorded (a round.json written

@@ -55,8 +55,11 @@ type Record struct {
 	// StandpointsUncovered names reviewers with a standpoint and no completed review.
 	StandpointsUncovered []string          `json:"standpoints_uncovered"`
 	Changes              []envelope.Change `json:"changes"`
-	Reviewers            []Reviewer        `json:"reviewers"`
-	Counts               Counts            `json:"counts"`
+	// Excluded are the changed files the project configuration's exclude
+	// left out of Changes and the packet (absent when none).
+	Excluded  []string   `json:"excluded,omitempty"`
+	Reviewers []Reviewer `json:"reviewers"`
+	Counts    Counts     `json:"counts"`
 	// Usage is the round's total of tokens and cost over every reviewer's
 	// attempts (SumUsage); null in records written before it existed.
 	Usage *UsageTotal `json:"usage"`

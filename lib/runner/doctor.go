@@ -40,11 +40,20 @@ type Probe struct {
 	// Version is the first line of <exe> --version (claude, codex, agy),
 	// VersionNote why there is none when the check did not give one.
 	Version, VersionNote string
+	// LoginCommand is set when the CLI's own status command says it is
+	// not logged in (preset.LoginOf): what the user runs to log in.
+	// LoginNote says why the state is unknown when the check could not
+	// tell (the reviewer still counts as ready: spar run will find out).
+	LoginCommand, LoginNote string
 }
 
 // Starts reports whether spar run could start the reviewer: native, or an
 // executable that resolves.
 func (p Probe) Starts() bool { return p.Native || p.Exe != "" }
+
+// Ready reports whether the reviewer could review: it starts and its CLI
+// is not known to be logged out.
+func (p Probe) Ready() bool { return p.Starts() && p.LoginCommand == "" }
 
 // ProbeReviewer resolves one applied reviewer's executable (G14) against
 // pathEnv and, for a preset with a version check, runs it (at most
@@ -63,7 +72,63 @@ func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
 	if va := p.VersionArgs(); va != nil {
 		pr.Version, pr.VersionNote = probeVersion(pr.Exe, va)
 	}
+	if lg := preset.LoginOf(r.Preset); lg != nil {
+		pr.LoginCommand, pr.LoginNote = probeLogin(pr.Exe, lg)
+	}
 	return pr
+}
+
+// probeLogin asks the CLI whether it is logged in (preset.Login: its own
+// status command, no model request, no tokens): the login command when it
+// is not, else "" and a note when it cannot tell. A credential variable
+// the CLI takes instead of a login counts as logged in.
+func probeLogin(exe string, lg *preset.Login) (command, note string) {
+	for _, v := range lg.Env {
+		if os.Getenv(v) != "" {
+			return "", ""
+		}
+	}
+	out, errs, exit, why := probeRun(exe, lg.Args)
+	switch lg.LoginState(exit, out+errs) {
+	case "out":
+		return lg.Command, ""
+	case "in":
+		return "", ""
+	}
+	if why == "" {
+		why = fmt.Sprintf("%s %s exited with status %d%s", filepath.Base(exe), strings.Join(lg.Args, " "), exit, lastLineNote(errs))
+	}
+	return "", "login state unknown: " + why
+}
+
+// NotLoggedIn is spar run's warning before a round for each reviewer to run
+// whose CLI says it is not logged in (the check spar doctor makes): it
+// would be recorded unavailable. "" when none.
+func NotLoggedIn(rs []envelope.Reviewer, pathEnv string) []string {
+	var out []string
+	probes := make([]Probe, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		if preset.LoginOf(r.Preset) == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(i int, r envelope.Reviewer) {
+			defer wg.Done()
+			p := Locate(r, pathEnv)
+			if p.Exe != "" {
+				p.LoginCommand, p.LoginNote = probeLogin(p.Exe, preset.LoginOf(r.Preset))
+			}
+			probes[i] = p
+		}(i, r)
+	}
+	wg.Wait()
+	for _, p := range probes {
+		if p.LoginCommand != "" {
+			out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); the round will record it unavailable", p.Name, p.LoginCommand))
+		}
+	}
+	return out
 }
 
 // Locate is ProbeReviewer without the version check: G14 only.
@@ -121,6 +186,25 @@ func ProbeAll(rs []envelope.Reviewer, pathEnv string) []Probe {
 }
 
 func probeVersion(exe string, args []string) (version, note string) {
+	out, errs, exit, why := probeRun(exe, args)
+	switch {
+	case why != "":
+		return "", why
+	case exit != 0:
+		return "", fmt.Sprintf("%s %s exited with status %d%s", filepath.Base(exe), strings.Join(args, " "), exit, lastLineNote(errs))
+	}
+	v := firstNonEmptyLine(out)
+	if v == "" {
+		v = firstNonEmptyLine(errs)
+	}
+	return v, ""
+}
+
+// probeRun runs exe with args as the setup check does (at most
+// ProbeVersionLimit, stdin /dev/null, in the temporary folder, its own
+// process group): its stdout, stderr and exit code, or why it did not run
+// to its end.
+func probeRun(exe string, args []string) (stdout, stderr string, exit int, why string) {
 	ctx, cancel := context.WithTimeout(context.Background(), ProbeVersionLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
@@ -136,17 +220,13 @@ func probeVersion(exe string, args []string) (version, note string) {
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return "", fmt.Sprintf("%s did not finish within %v", cmdline, ProbeVersionLimit)
+		return out.String(), errs.String(), -1, fmt.Sprintf("%s did not finish within %v", cmdline, ProbeVersionLimit)
 	case errors.As(err, &ee):
-		return "", fmt.Sprintf("%s exited with status %d%s", cmdline, ee.ExitCode(), lastLineNote(errs.String()))
+		return out.String(), errs.String(), ee.ExitCode(), ""
 	case err != nil:
-		return "", fmt.Sprintf("%s: %v", cmdline, err)
+		return out.String(), errs.String(), -1, fmt.Sprintf("%s: %v", cmdline, err)
 	}
-	v := firstNonEmptyLine(out.String())
-	if v == "" {
-		v = firstNonEmptyLine(errs.String())
-	}
-	return v, ""
+	return out.String(), errs.String(), 0, ""
 }
 
 // limited keeps at most n bytes of what is written to it.
@@ -178,12 +258,21 @@ func (p Probe) Line() string {
 		return head + "no executable: the host's subagent reviews (spar record)"
 	case p.Exe == "":
 		return head + p.Status + ": " + p.Reason
-	case p.Version != "":
-		return head + p.Exe + ", version " + p.Version
-	case p.VersionNote != "":
-		return head + p.Exe + " (no version: " + p.VersionNote + ")"
 	}
-	return head + p.Exe
+	line := head + p.Exe
+	switch {
+	case p.Version != "":
+		line += ", version " + p.Version
+	case p.VersionNote != "":
+		line += " (no version: " + p.VersionNote + ")"
+	}
+	switch {
+	case p.LoginCommand != "":
+		line += "; not logged in: run `" + p.LoginCommand + "`"
+	case p.LoginNote != "":
+		line += " (" + p.LoginNote + ")"
+	}
+	return line
 }
 
 // Verdict is the check's outcome over every probe: "" when every required
@@ -191,10 +280,10 @@ func (p Probe) Line() string {
 // what to do, for the one stderr line of the refusal (65). editFile is the
 // user configuration file to edit.
 func Verdict(probes []Probe, editFile string) string {
-	var blocked, all []string
+	var blocked, all, login []string
 	starts := 0
 	for _, p := range probes {
-		if p.Starts() {
+		if p.Ready() {
 			starts++
 			continue
 		}
@@ -202,8 +291,14 @@ func Verdict(probes []Probe, editFile string) string {
 		if p.Required {
 			blocked = append(blocked, p.Name)
 		}
+		if p.LoginCommand != "" {
+			login = append(login, "`"+p.LoginCommand+"`")
+		}
 	}
 	fix := fmt.Sprintf("install each CLI (docs/usage.md section 2) or put it on PATH, give its [[reviewers]] entry in %s a binary (a command reviewer: argv), or pick reviewers that can run with --reviewers (spar config --check --reviewers LIST checks them)", editFile)
+	if len(login) > 0 {
+		fix = "log in (run " + strings.Join(login, ", ") + "), " + fix
+	}
 	switch {
 	case len(blocked) > 0:
 		return fmt.Sprintf("%s cannot start (%s): a round would record %s and the gate would block; %s",

@@ -51,6 +51,11 @@ type Reviewer struct {
 	SchemaPath string // <round>/schema.json
 	SchemaText string
 	PathEnv    string // PATH for G14
+	// Check, when set, is the result check the round's records will apply
+	// (spar-check's, lib/resultcheck): a completed run's end line says
+	// what it decides (invalid_output and why), so that the progress line
+	// never contradicts the verdict line. It changes nothing recorded.
+	Check func(envelope.ReviewerRun) (status, reason string)
 }
 
 // New returns the run record of a reviewer before anything ran.
@@ -157,7 +162,11 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 			run.Status, run.Reason, run.Result = Failed, "writing result.json: "+err.Error(), nil
 		}
 	}
-	prog.Line("%s %s after %s%s", r.Config.Name, run.Status, Elapsed(time.Since(start)), reasonNote(run.Reason))
+	status, reason := run.Status, run.Reason
+	if r.Check != nil && status == Completed {
+		status, reason = r.Check(run)
+	}
+	prog.Line("%s %s after %s%s", r.Config.Name, status, Elapsed(time.Since(start)), reasonNote(reason))
 	return run
 }
 

@@ -36,6 +36,13 @@ type Round struct {
 	Record   *round.Record
 	Findings []envelope.Finding
 	States   map[string]State // by finding ID
+	// GatedHead is the head the gate checked, when it is not the round's
+	// own head: a finding's lines are shown where they read at it, through
+	// Lines (the diff from the round's head, lib/gitx.LineMap).
+	GatedHead string
+	Lines     interface {
+		Map(path string, start, end int) (string, int, int, bool)
+	}
 }
 
 // Log is a SARIF log. Only the properties spar writes are modelled.
@@ -281,7 +288,14 @@ func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
 		PartialFingerprints: map[string]string{FingerprintKey: r.Record.Name + "/" + f.ID},
 		Properties:          props,
 	}
-	res.Locations = []Location{location(r, f)}
+	loc, gone := location(r, f)
+	res.Locations = []Location{loc}
+	if gone != "" {
+		// The file is kept without the finding's lines, and the result
+		// says why.
+		res.Message.Text += " (" + gone + ")"
+		props["region"] = gone
+	}
 	if st.Closed {
 		just := st.Disposition
 		if st.Detail != "" {
@@ -304,19 +318,46 @@ func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
 //     it (as reviews/ does), else by its absolute file URI.
 //
 // properties.location keeps the reviewer's words either way.
-func location(r Round, f envelope.Finding) Location {
+//
+// When the gate checked a later head than the round's (GatedHead), a
+// finding on the round's head is shown where its lines read at the gated
+// head (renames followed, lines shifted); when they no longer exist there
+// (changed, deleted, the file gone) the result keeps its file with no region
+// of those lines (line 1, the file's start: GitHub needs a region), and gone
+// says so.
+func location(r Round, f envelope.Finding) (loc Location, gone string) {
 	if !f.LocationUnreadable && f.Path != "" {
 		reg := &Region{StartLine: 1}
+		path := f.Path
 		if f.LineStart != nil && *f.LineStart > 0 {
 			reg.StartLine = *f.LineStart
 			if f.LineEnd != nil && *f.LineEnd >= *f.LineStart {
 				reg.EndLine = *f.LineEnd
 			}
 		}
+		if r.Lines != nil && r.GatedHead != "" && !strings.HasPrefix(f.Location, "base/") {
+			end := reg.StartLine
+			if reg.EndLine > 0 {
+				end = reg.EndLine
+			}
+			p, s, e, ok := r.Lines.Map(f.Path, reg.StartLine, end)
+			switch {
+			case !ok:
+				// No region of the finding's lines: the file's start, as
+				// for a location without lines (GitHub needs a region).
+				reg = &Region{StartLine: 1}
+				gone = fmt.Sprintf("lines %d-%d of %s at the round's head %.12s no longer exist at the gated head %.12s", reg0(f), end, f.Path, r.Record.Head, r.GatedHead)
+			default:
+				path, reg.StartLine = p, s
+				if reg.EndLine > 0 {
+					reg.EndLine = e
+				}
+			}
+		}
 		return Location{PhysicalLocation: PhysicalLocation{
-			ArtifactLocation: ArtifactLocation{URI: relURI(f.Path), URIBaseID: "%SRCROOT%"},
+			ArtifactLocation: ArtifactLocation{URI: relURI(path), URIBaseID: "%SRCROOT%"},
 			Region:           reg,
-		}}
+		}}, gone
 	}
 	dir := r.Dir
 	if dir == "" {
@@ -332,7 +373,15 @@ func location(r Round, f envelope.Finding) Location {
 			art = ArtifactLocation{URI: relURI(filepath.ToSlash(rel)), URIBaseID: "%SRCROOT%"}
 		}
 	}
-	return Location{PhysicalLocation: PhysicalLocation{ArtifactLocation: art, Region: &Region{StartLine: 1}}}
+	return Location{PhysicalLocation: PhysicalLocation{ArtifactLocation: art, Region: &Region{StartLine: 1}}}, ""
+}
+
+// reg0 is a finding's first line as its region starts (1 without lines).
+func reg0(f envelope.Finding) int {
+	if f.LineStart != nil && *f.LineStart > 0 {
+		return *f.LineStart
+	}
+	return 1
 }
 
 // relURI is a repository path as a relative URI reference (RFC 3986, which

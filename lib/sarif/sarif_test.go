@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -131,7 +132,8 @@ func TestSARIF_NoPlaceInTheChange(t *testing.T) {
 		{"a sibling folder whose name starts with ..", "/r/repo/..x/s/code-1", "/r/repo", "", "", ArtifactLocation{URI: "..x/s/code-1/findings.json", URIBaseID: "%SRCROOT%"}},
 	} {
 		r := Round{Dir: c.dir, Record: &round.Record{Repo: c.repo, Series: c.series, Name: c.roundNam}}
-		if got := location(r, root).PhysicalLocation.ArtifactLocation; got != c.want {
+		if loc, _ := location(r, root); loc.PhysicalLocation.ArtifactLocation != c.want {
+			got := loc.PhysicalLocation.ArtifactLocation
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}
@@ -154,5 +156,53 @@ func TestSARIF_URIsAreEscaped(t *testing.T) {
 	}
 	if got := fileURI("/home/me/my repo"); got != "file:///home/me/my%20repo" {
 		t.Errorf("fileURI = %q", got)
+	}
+}
+
+// shiftMap is a LineMap of a later head: app.go gained one line at the top,
+// its line 9 was changed, old.go was renamed new.go.
+type shiftMap struct{}
+
+func (shiftMap) Map(path string, start, end int) (string, int, int, bool) {
+	switch {
+	case path == "app.go" && start <= 9 && end >= 9:
+		return "", 0, 0, false
+	case path == "app.go":
+		return path, start + 1, end + 1, true
+	case path == "old.go":
+		return "new.go", start, end, true
+	}
+	return path, start, end, true
+}
+
+// A round of an earlier head: its findings' regions are where the lines read
+// at the gated head; lines that no longer exist keep the file, shown at its
+// start (line 1), and the result says so. A finding on the base copy is not mapped.
+func TestLocation_MappedToGatedHead(t *testing.T) {
+	n := func(i int) *int { return &i }
+	r := Round{Record: &round.Record{Repo: "/r", Series: "/r/reviews/s", Name: "code-1", Head: "1111111111111111"},
+		GatedHead: "2222222222222222", Lines: shiftMap{}}
+	for _, c := range []struct {
+		f         envelope.Finding
+		uri       string
+		reg       *Region
+		goneWords string
+	}{
+		{envelope.Finding{Path: "app.go", Location: "head/app.go:44", LineStart: n(44), LineEnd: n(44)}, "app.go", &Region{StartLine: 45, EndLine: 45}, ""},
+		{envelope.Finding{Path: "old.go", Location: "old.go:3-4", LineStart: n(3), LineEnd: n(4)}, "new.go", &Region{StartLine: 3, EndLine: 4}, ""},
+		{envelope.Finding{Path: "app.go", Location: "head/app.go:8-10", LineStart: n(8), LineEnd: n(10)}, "app.go", &Region{StartLine: 1},
+			"lines 8-10 of app.go at the round's head 111111111111 no longer exist at the gated head 222222222222"},
+		{envelope.Finding{Path: "app.go", Location: "base/app.go:44", LineStart: n(44), LineEnd: n(44)}, "app.go", &Region{StartLine: 44, EndLine: 44}, ""},
+	} {
+		loc, gone := location(r, c.f)
+		pl := loc.PhysicalLocation
+		if pl.ArtifactLocation.URI != c.uri || !reflect.DeepEqual(pl.Region, c.reg) || gone != c.goneWords {
+			t.Errorf("%s: %s %+v %q, want %s %+v %q", c.f.Location, pl.ArtifactLocation.URI, pl.Region, gone, c.uri, c.reg, c.goneWords)
+		}
+	}
+	// the result says why it has no region
+	res := result(r, envelope.Finding{ID: "x-F1", Claim: "c", Path: "app.go", Location: "app.go:9", LineStart: n(9), LineEnd: n(9)}, "defect/design", 0)
+	if !strings.Contains(res.Message.Text, "no longer exist at the gated head") || res.Properties["region"] == nil || res.Locations[0].PhysicalLocation.Region.StartLine != 1 {
+		t.Errorf("%+v", res)
 	}
 }

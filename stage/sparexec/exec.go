@@ -18,6 +18,7 @@ import (
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/resultcheck"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
 	"github.com/jaekit/spar/lib/sandbox"
@@ -136,6 +137,11 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 			}
 		}
 		if w := runner.NoneStarts(toStart, os.Getenv("PATH")); w != "" {
+			fmt.Fprintf(stderr, "spar-exec: warning: %s\n", w)
+		}
+		// A CLI that says it is not logged in (its own status command,
+		// no tokens spent) would be recorded unavailable: say so first.
+		for _, w := range runner.NotLoggedIn(toStart, os.Getenv("PATH")) {
 			fmt.Fprintf(stderr, "spar-exec: warning: %s\n", w)
 		}
 	}
@@ -359,7 +365,15 @@ func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
 		SchemaPath: filepath.Join(rd.dir, round.SchemaFile),
 		SchemaText: rd.in.packet.Schema,
 		PathEnv:    os.Getenv("PATH"),
+		Check:      rd.check,
 	}
+}
+
+// check is spar-check's decision on a completed run (lib/resultcheck), for
+// the progress line only: spar-check decides again from the envelope.
+func (rd *roundDir) check(run envelope.ReviewerRun) (string, string) {
+	r := resultcheck.Round{Head: rd.in.run.Head, Angles: rd.in.cfg.Angles, Standpoints: rd.in.run.Standpoints}
+	return resultcheck.Decide(r, run)
 }
 
 // writeRecord writes round.json without finished_at (docs/review-round.md §1): the

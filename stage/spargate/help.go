@@ -4,8 +4,7 @@ package spargate
 // `spar status --help` print: what each command does and each flag, in
 // words, with an example (docs/usage.md). Contract rows stay in docs/.
 var commandHelp = map[string]string{
-	"gate": `usage: spar gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
-       spar gate SERIES... [the same flags]
+	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
 
 Decides whether the change may pass. Give every round of the series, in
 order, or the series folder itself (every round it holds, in order). A round

@@ -23,8 +23,7 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
-       spar-gate gate SERIES... [flags as above]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
 
@@ -165,6 +164,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	rounds, series, err := gate.Targets(pos)
 	if err != nil {
+		var r *gate.RefusalError
+		if errors.As(err, &r) {
+			return refusal("gate", err)
+		}
 		return usageErr("gate: %v", err)
 	}
 	folders := gate.Folders(rounds, series)

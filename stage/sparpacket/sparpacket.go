@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/jaekit/spar/lib/decision"
@@ -165,6 +166,11 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// Before any reviewer starts (docs/trust.md): which inputs differ from
 	// the head commit.
 	packet.WarnDirty(stderr, r.DirtyInputs)
+	// Where the round goes (from a subfolder) and what it leaves out
+	// (uncommitted changes): notes, never a refusal.
+	if cwd, err := os.Getwd(); err == nil {
+		packet.WarnNotes(stderr, packet.Notes(r, cwd, a.Head))
+	}
 	p := packet.Build(r, &cfg)
 	if err := env.Set("run", r); err != nil {
 		return err

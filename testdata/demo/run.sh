@@ -10,7 +10,9 @@
 # in the code. The gate blocks; the change is fixed, the findings are
 # triaged, a second round reviews the fix, and the gate passes.
 #
-# Every command is printed before it runs, so the demo teaches the commands.
+# Every command is printed before it runs, so the demo teaches the commands;
+# the JSON records a command prints for tools (the gate's, triage's ledger
+# line) go to /dev/null, shown so, and spar status says where things stand.
 set -eu
 
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
@@ -46,6 +48,19 @@ shown() {
 run() {
 	shown "$@"
 	"$@"
+}
+# run_to FILE ARG...: like run_status, stdout into FILE (a JSON record
+# kept for tools, not for reading here): the line shows the redirection.
+run_to() {
+	to=$1
+	shift
+	line=$(shown "$@")
+	printf '%s > %s\n' "$line" "$to"
+	set +e
+	"$@" >"$to"
+	rc=$?
+	set -e
+	printf '(exit status %d)\n' "$rc"
 }
 # run_status: like run, but a non-zero exit is shown, not fatal.
 run_status() {
@@ -96,14 +111,16 @@ TOML
 export SPAR_CONFIG="$work/spar.toml"
 run cat "$SPAR_CONFIG"
 run cat .jaekit/spar.toml
-run spar config --reviewers rules
+run spar doctor
 
 say "Round 1: the reviewers attack the change"
 run spar run --stage code --base base --head change --criteria docs/criteria.md --out reviews/login-link/code-1
-run cat reviews/login-link/code-1/summary.md
+run sed -n '/^| id /,/^$/p' reviews/login-link/code-1/summary.md
+printf '(summary.md has the whole report: why each class, the smallest fixes, each reviewer)\n'
 
 say "The gate blocks: each reason says what clears it"
-run_status spar gate reviews/login-link/code-1
+run_to /dev/null spar gate reviews/login-link/code-1
+run spar status reviews/login-link
 
 say "Fix the change: constant-time comparison, a check for it, and a test that can fail"
 cp -R "$here/fix/." "$repo/"
@@ -111,21 +128,20 @@ run git commit -q -am 'compare tokens in constant time; the expiry test asserts'
 run git tag fix
 
 say "Triage: each defect is fixed by that commit, with the check that proves it"
-run spar triage reviews/login-link/code-1 rules-F1 --as fixed --commit fix \
+run_to /dev/null spar triage reviews/login-link/code-1 rules-F1 --as fixed --commit fix \
 	--failed-before 'TestTokensComparedInConstantTime failed: app/auth.go:33: a token is compared with !=' \
 	--passed-after 'TestTokensComparedInConstantTime passes: Verify uses subtle.ConstantTimeCompare'
-run spar triage reviews/login-link/code-1 checks-F1 --as fixed --commit fix \
+run_to /dev/null spar triage reviews/login-link/code-1 checks-F1 --as fixed --commit fix \
 	--failed-before 'mutation check failed: TestLinkExpires passed with the expiry check removed from Verify' \
 	--passed-after 'mutation check passes: TestLinkExpires fails when Verify accepts a 16-minute-old link'
 
 say "Round 2: the fix is reviewed too (the gate checks the latest head)"
 run spar run --stage code --base base --head fix --criteria docs/criteria.md --out reviews/login-link/code-2
-run cat reviews/login-link/code-2/summary.md
 
 say "The gate passes; the findings go to code hosts as SARIF"
-run spar gate reviews/login-link/code-1 reviews/login-link/code-2 --expect-head fix \
+run_to /dev/null spar gate reviews/login-link/code-1 reviews/login-link/code-2 --expect-head fix \
 	--out reviews/login-link/gate.json --sarif reviews/login-link/spar.sarif
-run spar cap-report reviews/login-link
+run spar status reviews/login-link
 
 if [ -n "${SPAR_DEMO_KEEP:-}" ]; then
 	printf '\nThe demo is kept in %s.\n' "$work"

@@ -9,7 +9,8 @@
 #   tool       uses a forbidden tool              shell     (agy) a shell line that breaks G11
 #   hang       starts a grandchild and sleeps     noterm    like hang, ignoring SIGTERM
 #   nomodel    completed, no model stated         huge      70 MB on stdout
-#   badversion --version exits 2
+#   badversion --version exits 2              loggedout (claude, codex) the login status
+#                                                       command says not logged in
 #   (claude also: retry429, retry401, badschema, unknownmodel; testdata/fake/claude
 #   replays streams recorded from the real CLI: see its header)
 #
@@ -32,6 +33,30 @@ fake_init() {
 		esac
 		exit 0
 	fi
+	# The login status commands spar doctor and spar run ask (claude 2.1.328
+	# `auth status`, codex 0.169.0 `login status`, in their real output's
+	# form): logged in, or not with FAKE_<CLI>=loggedout.
+	case $cli:${1:-}:${2:-} in
+	claude:auth:status)
+		if [ "$scenario" = loggedout ]; then
+			printf '{\n  "loggedIn": false,\n  "authMethod": "none",\n  "apiProvider": "firstParty"\n}\n'
+			exit 1
+		fi
+		printf '{\n  "loggedIn": true,\n  "authMethod": "api_key",\n  "apiProvider": "firstParty"\n}\n'
+		exit 0
+		;;
+	codex:login:status)
+		if [ "$scenario" = loggedout ]; then
+			echo 'Not logged in'
+			exit 1
+		fi
+		echo 'Logged in using an API key - sk-fake***'
+		exit 0
+		;;
+	esac
+	# A run while logged out is refused for authentication, as the real
+	# CLIs refuse it.
+	[ "$scenario" = loggedout ] && scenario=auth
 	model=
 	prev=
 	for a in "$@"; do
