@@ -104,6 +104,8 @@ func message(o open) string {
 	}
 	if o.f.LocationUnreadable || o.f.Path == "" {
 		fmt.Fprintf(&b, "\nThe reviewer's location %q names no file of the change: shown at the repository root.", o.f.Location)
+	} else if _, _, _, gone := sarif.Place(o.round, o.f); gone != "" {
+		b.WriteString("\nShown at the file's start: " + gone + ".")
 	}
 	fmt.Fprintf(&b, "\nspar finding %s (series %s); spar gate prints the triage that closes it.", o.display, o.round.Series)
 	return b.String()
@@ -161,11 +163,13 @@ func RDJSONL(rounds []sarif.Round) []byte {
 		}
 		d.Location.Path = "."
 		if !o.f.LocationUnreadable && o.f.Path != "" {
-			d.Location.Path = o.f.Path
-			if o.f.LineStart != nil && *o.f.LineStart > 0 {
-				d.Location.Range = &RDRange{Start: RDPosition{Line: *o.f.LineStart}}
-				if o.f.LineEnd != nil && *o.f.LineEnd > *o.f.LineStart {
-					d.Location.Range.End = &RDPosition{Line: *o.f.LineEnd}
+			// Where the finding reads at the gated head (sarif.Place).
+			path, start, end, _ := sarif.Place(o.round, o.f)
+			d.Location.Path = path
+			if start > 0 {
+				d.Location.Range = &RDRange{Start: RDPosition{Line: start}}
+				if end > start {
+					d.Location.Range.End = &RDPosition{Line: end}
 				}
 			}
 		}
@@ -229,9 +233,10 @@ func CodeQuality(rounds []sarif.Round) []byte {
 			is.Severity = "info"
 		}
 		if !o.f.LocationUnreadable && o.f.Path != "" {
-			is.Location.Path = o.f.Path
-			if o.f.LineStart != nil && *o.f.LineStart > 0 {
-				is.Location.Lines.Begin = *o.f.LineStart
+			path, start, _, _ := sarif.Place(o.round, o.f)
+			is.Location.Path = path
+			if start > 0 {
+				is.Location.Lines.Begin = start
 			}
 		}
 		issues = append(issues, is)

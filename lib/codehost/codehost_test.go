@@ -124,3 +124,41 @@ func TestStepSummary_CutBeforeTheLimit(t *testing.T) {
 		t.Error("not cut at a line")
 	}
 }
+
+// shifted is a line map from a round's head to the gated head: one line
+// added at the top of app/a.go, line 9 of app/c.go deleted.
+type shifted struct{}
+
+func (shifted) Map(path string, start, end int) (string, int, int, bool) {
+	if path == "app/c.go" && start <= 9 && end >= 9 {
+		return "", 0, 0, false
+	}
+	return path, start + 1, end + 1, true
+}
+
+// A round of an earlier head: its findings are placed where their lines
+// read at the gated head, as in the SARIF log (sarif.Place); lines that are
+// gone leave the file's start and say so.
+func TestFormats_PlacedAtTheGatedHead(t *testing.T) {
+	r := sarif.Round{Series: "s", Record: &round.Record{Name: "code-1", Head: "aaaa"}, GatedHead: "bbbb", Lines: shifted{},
+		Findings: []envelope.Finding{
+			{ID: "codex-F1", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "moved", Path: "app/a.go", LineStart: line(3), LineEnd: line(5)},
+			{ID: "codex-F2", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "gone", Path: "app/c.go", LineStart: line(9)},
+		},
+		States: map[string]sarif.State{"codex-F1": {}, "codex-F2": {}}}
+	lines := strings.Split(strings.TrimSpace(string(RDJSONL([]sarif.Round{r}))), "\n")
+	var moved, gone Diagnostic
+	json.Unmarshal([]byte(lines[0]), &moved)
+	json.Unmarshal([]byte(lines[1]), &gone)
+	if moved.Location.Range == nil || moved.Location.Range.Start.Line != 4 || moved.Location.Range.End.Line != 6 {
+		t.Errorf("moved: %+v, want lines 4 to 6", moved.Location.Range)
+	}
+	if gone.Location.Range != nil || gone.Location.Path != "app/c.go" || !strings.Contains(gone.Message, "no longer exist at the gated head bbbb") {
+		t.Errorf("gone: %+v %q", gone.Location, gone.Message)
+	}
+	var issues []Issue
+	json.Unmarshal(CodeQuality([]sarif.Round{r}), &issues)
+	if issues[0].Location.Lines.Begin != 4 || issues[1].Location.Lines.Begin != 1 {
+		t.Errorf("code quality lines: %+v %+v", issues[0].Location, issues[1].Location)
+	}
+}

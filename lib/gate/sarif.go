@@ -43,11 +43,17 @@ func Findings(o Options) (*Report, []sarif.Round, error) {
 		}
 		// A round of an earlier head: its lines as they read at the head
 		// the gate checked (docs/pipeline.md "SARIF export").
-		if h := l.series.head; h != "" && h != rec.Head && rec.Repo != "" {
+		// The repository the gate found the series' commits in
+		// (repository.go), not a path round.json recorded elsewhere.
+		repo := l.series.repo
+		if repo == "" {
+			repo = rec.Repo
+		}
+		if h := l.series.head; h != "" && h != rec.Head && repo != "" {
 			key := [2]string{rec.Head, h}
 			m, done := maps[key]
 			if !done {
-				m, _ = gitx.NewLineMap(rec.Repo, rec.Head, h)
+				m, _ = gitx.NewLineMap(repo, rec.Head, h)
 				maps[key] = m
 			}
 			if m != nil {

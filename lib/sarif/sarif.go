@@ -327,31 +327,12 @@ func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
 // says so.
 func location(r Round, f envelope.Finding) (loc Location, gone string) {
 	if !f.LocationUnreadable && f.Path != "" {
+		path, start, end, gone := Place(r, f)
 		reg := &Region{StartLine: 1}
-		path := f.Path
-		if f.LineStart != nil && *f.LineStart > 0 {
-			reg.StartLine = *f.LineStart
+		if start > 0 {
+			reg.StartLine = start
 			if f.LineEnd != nil && *f.LineEnd >= *f.LineStart {
-				reg.EndLine = *f.LineEnd
-			}
-		}
-		if r.Lines != nil && r.GatedHead != "" && !strings.HasPrefix(f.Location, "base/") {
-			end := reg.StartLine
-			if reg.EndLine > 0 {
-				end = reg.EndLine
-			}
-			p, s, e, ok := r.Lines.Map(f.Path, reg.StartLine, end)
-			switch {
-			case !ok:
-				// No region of the finding's lines: the file's start, as
-				// for a location without lines (GitHub needs a region).
-				reg = &Region{StartLine: 1}
-				gone = fmt.Sprintf("lines %d-%d of %s at the round's head %.12s no longer exist at the gated head %.12s", reg0(f), end, f.Path, r.Record.Head, r.GatedHead)
-			default:
-				path, reg.StartLine = p, s
-				if reg.EndLine > 0 {
-					reg.EndLine = e
-				}
+				reg.EndLine = end
 			}
 		}
 		return Location{PhysicalLocation: PhysicalLocation{
@@ -377,6 +358,31 @@ func location(r Round, f envelope.Finding) (loc Location, gone string) {
 }
 
 // reg0 is a finding's first line as its region starts (1 without lines).
+// Place is where a finding with a path reads at the head the gate checked:
+// its path and lines at the round's head, mapped through r.Lines when the
+// round reviewed an earlier head (a finding of base/ keeps its lines). start
+// is 0 for a finding without lines, and for one whose lines no longer exist
+// at the gated head (changed, deleted, the file gone): gone then says so.
+// Every code-host rendering places a finding by it (SARIF, lib/codehost).
+func Place(r Round, f envelope.Finding) (path string, start, end int, gone string) {
+	path = f.Path
+	if f.LineStart == nil || *f.LineStart <= 0 {
+		return path, 0, 0, ""
+	}
+	start, end = *f.LineStart, *f.LineStart
+	if f.LineEnd != nil && *f.LineEnd >= start {
+		end = *f.LineEnd
+	}
+	if r.Lines == nil || r.GatedHead == "" || strings.HasPrefix(f.Location, "base/") {
+		return path, start, end, ""
+	}
+	p, s, e, ok := r.Lines.Map(f.Path, start, end)
+	if !ok {
+		return path, 0, 0, fmt.Sprintf("lines %d-%d of %s at the round's head %.12s no longer exist at the gated head %.12s", start, end, f.Path, r.Record.Head, r.GatedHead)
+	}
+	return p, s, e, ""
+}
+
 func reg0(f envelope.Finding) int {
 	if f.LineStart != nil && *f.LineStart > 0 {
 		return *f.LineStart
