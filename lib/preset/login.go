@@ -1,6 +1,10 @@
 package preset
 
-import "regexp"
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+)
 
 // Login is how spar asks a CLI preset whether it is logged in without
 // spending tokens (docs/usage.md "Setup check"): the CLI's own status
@@ -14,6 +18,11 @@ type Login struct {
 	// login (any of them set and not empty counts as logged in): codex's
 	// status command does not count them, its exec does.
 	Env []string
+	// Files are the credential files the CLI documents, under its state
+	// folder (its variable, else the home folder's): one that exists
+	// counts as logged in for spar run's warning, which never starts the
+	// CLI (a process of the reviewer's executable outside the sandbox).
+	Files []CredentialFile
 	// Command is what the user runs to log in.
 	Command string
 	// state reads the status command's outcome (LoginState).
@@ -25,11 +34,44 @@ type Login struct {
 func LoginOf(preset string) *Login {
 	switch preset {
 	case "claude":
-		return &Login{Args: []string{"auth", "status"}, Command: "claude auth login", state: claudeLogin}
+		return &Login{Args: []string{"auth", "status"},
+			Env:     []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"},
+			Files:   []CredentialFile{{DirEnv: "CLAUDE_CONFIG_DIR", HomeDir: ".claude", Name: ".credentials.json"}},
+			Command: "claude auth login", state: claudeLogin}
 	case "codex":
-		return &Login{Args: []string{"login", "status"}, Env: []string{"CODEX_API_KEY", "OPENAI_API_KEY"}, Command: "codex login", state: codexLogin}
+		return &Login{Args: []string{"login", "status"}, Env: []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
+			Files:   []CredentialFile{{DirEnv: "CODEX_HOME", HomeDir: ".codex", Name: "auth.json"}},
+			Command: "codex login", state: codexLogin}
 	}
 	return nil
+}
+
+// CredentialFile is a CLI's credential file: Name in the folder DirEnv
+// names, else in HomeDir of the home folder.
+type CredentialFile struct{ DirEnv, HomeDir, Name string }
+
+// Path is the file's path for the environment getenv and the home folder.
+func (c CredentialFile) Path(getenv func(string) string, home string) string {
+	if d := getenv(c.DirEnv); d != "" {
+		return filepath.Join(d, c.Name)
+	}
+	return filepath.Join(home, c.HomeDir, c.Name)
+}
+
+// HasCredentials reports whether a credential variable is set or a
+// credential file exists: what spar run can tell without starting the CLI.
+func (l *Login) HasCredentials(getenv func(string) string, home string) bool {
+	for _, v := range l.Env {
+		if getenv(v) != "" {
+			return true
+		}
+	}
+	for _, f := range l.Files {
+		if _, err := os.Stat(f.Path(getenv, home)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 var (

@@ -102,31 +102,20 @@ func probeLogin(exe string, lg *preset.Login) (command, note string) {
 }
 
 // NotLoggedIn is spar run's warning before a round for each reviewer to run
-// whose CLI says it is not logged in (the check spar doctor makes): it
-// would be recorded unavailable. "" when none.
+// whose CLI has neither a credential variable nor a credential file
+// (preset.Login.HasCredentials): it would be recorded unavailable. Unlike
+// spar doctor it never starts the CLI: a reviewer's executable runs only in
+// the sandbox, and the status command would write the CLI's state. "" when
+// none.
 func NotLoggedIn(rs []envelope.Reviewer, pathEnv string) []string {
 	var out []string
-	probes := make([]Probe, len(rs))
-	var wg sync.WaitGroup
-	for i, r := range rs {
-		if preset.LoginOf(r.Preset) == nil {
+	home, _ := os.UserHomeDir()
+	for _, r := range rs {
+		lg := preset.LoginOf(r.Preset)
+		if lg == nil || Locate(r, pathEnv).Exe == "" || lg.HasCredentials(os.Getenv, home) {
 			continue
 		}
-		wg.Add(1)
-		go func(i int, r envelope.Reviewer) {
-			defer wg.Done()
-			p := Locate(r, pathEnv)
-			if p.Exe != "" {
-				p.LoginCommand, p.LoginNote = probeLogin(p.Exe, preset.LoginOf(r.Preset))
-			}
-			probes[i] = p
-		}(i, r)
-	}
-	wg.Wait()
-	for _, p := range probes {
-		if p.LoginCommand != "" {
-			out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); the round will record it unavailable", p.Name, p.LoginCommand))
-		}
+		out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); the round will record it unavailable", r.Name, lg.Command))
 	}
 	return out
 }
