@@ -610,11 +610,19 @@ func init() {
 		// lifting in an hour (codex writes its own message with the reset
 		// time: "try again at 3:05 PM", with the date when not today).
 		"usagelimit": func(m *openaiMock, w http.ResponseWriter, r *request) {
+			// Today's time of day, always: from 23:00 an hour later is
+			// tomorrow, and codex would write the date instead.
+			now := time.Now()
+			reset := now.Add(time.Hour)
+			if reset.YearDay() != now.YearDay() {
+				y, mo, d := now.Date()
+				reset = time.Date(y, mo, d, 23, 59, 59, 0, now.Location())
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(429)
 			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
 				"type": "usage_limit_reached", "message": "The usage limit has been reached",
-				"plan_type": "plus", "resets_at": time.Now().Add(time.Hour).Unix(), "resets_in_seconds": 3600}})
+				"plan_type": "plus", "resets_at": reset.Unix(), "resets_in_seconds": int(reset.Sub(now).Seconds())}})
 		},
 		// auth: 401 whatever the key.
 		"auth": func(m *openaiMock, w http.ResponseWriter, r *request) {
