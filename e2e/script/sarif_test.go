@@ -119,7 +119,7 @@ func TestSARIF_MultitoolOnScripts(t *testing.T) {
 	t.Run("scripts", func(t *testing.T) { testscript.Run(t, p) })
 	// The check must have had something to check: the demo's log and the
 	// gate script's.
-	for _, want := range []string{"demo/loginlink/reviews/login-link/spar.sarif", "build/spar.sarif"} {
+	for _, want := range []string{"demo/loginlink/reviews/login-link.sarif", "build/spar.sarif"} {
 		if checked[want] == 0 {
 			t.Errorf("no script wrote %s; checked: %v", want, checked)
 		}

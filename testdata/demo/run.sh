@@ -140,7 +140,7 @@ run spar run --stage code --base base --head fix --criteria docs/criteria.md --o
 
 say "The gate passes; the findings go to code hosts as SARIF"
 run_to /dev/null spar gate reviews/login-link/code-1 reviews/login-link/code-2 --expect-head fix \
-	--out reviews/login-link/gate.json --sarif reviews/login-link/spar.sarif
+	--out reviews/login-link-gate.json --sarif reviews/login-link.sarif
 run spar status reviews/login-link
 
 if [ -n "${SPAR_DEMO_KEEP:-}" ]; then
