@@ -14,15 +14,7 @@ import (
 // checked when spar-config reads it from a working tree. file names the
 // file in errors. No check_paths key is [].
 func ProjectCheckPaths(file string, b []byte) ([]string, error) {
-	d, err := parseTOML(file, b)
-	if err != nil {
-		return nil, err
-	}
-	v, ok := d.data["check_paths"]
-	if !ok {
-		return []string{}, nil
-	}
-	items, err := stringList(d, "check_paths", v)
+	d, items, err := committedList(file, b, "check_paths")
 	if err != nil {
 		return nil, err
 	}
@@ -39,15 +31,7 @@ func ProjectCheckPaths(file string, b []byte) ([]string, error) {
 // (cleaned, with /), without looking at a working tree. No rules key is [].
 // The gate holds a round's applied rules to it.
 func ProjectRules(file string, b []byte) ([]string, error) {
-	d, err := parseTOML(file, b)
-	if err != nil {
-		return nil, err
-	}
-	v, ok := d.data["rules"]
-	if !ok {
-		return []string{}, nil
-	}
-	items, err := stringList(d, "rules", v)
+	_, items, err := committedList(file, b, "rules")
 	if err != nil {
 		return nil, err
 	}
@@ -56,4 +40,19 @@ func ProjectRules(file string, b []byte) ([]string, error) {
 		out = append(out, path.Clean(it))
 	}
 	return out, nil
+}
+
+// committedList reads the list of strings key of a project configuration's
+// bytes as a commit holds them ([] when the key is absent).
+func committedList(file string, b []byte, key string) (*tomlDoc, []string, error) {
+	d, err := parseTOML(file, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, ok := d.data[key]
+	if !ok {
+		return d, []string{}, nil
+	}
+	items, err := stringList(d, key, v)
+	return d, items, err
 }
