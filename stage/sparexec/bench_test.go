@@ -39,7 +39,10 @@ echo two > a.txt; git commit -q -am head`
 	for _, n := range names {
 		bin := filepath.Join(fake, n)
 		reviewers = append(reviewers, map[string]any{"name": n, "preset": n, "isolation": "verified", "required": true,
-			"model": "m", "fallback_model": nil, "effort": nil, "binary": bin, "argv": nil, "timeout_seconds": 60})
+			"model": "m", "fallback_model": nil, "effort": nil, "binary": bin, "argv": nil, "timeout_seconds": 60,
+			// The fakes read FAKE_SLEEP: in the sandbox a reviewer gets
+			// only the variables its entry names (docs/sandbox.md).
+			"env": []string{"FAKE_*"}})
 		inputs = append(inputs, map[string]any{"reviewer": n, "preset": n, "text": "review", "files": []any{}, "prompt_file": "packet.md"})
 	}
 	series := filepath.Join(dir, "reviews")
