@@ -10,7 +10,7 @@ FUZZTIME ?= 30s
 # cores at a load average of 15).
 TESTTIMEOUT ?= 45m
 
-.PHONY: all build test vet install bench fuzz demo clean deps clis
+.PHONY: all build test vet install bench fuzz demo clean deps clis lint-ci
 
 all: build
 
@@ -36,7 +36,21 @@ vet: deps
 clis:
 	@sh scripts/install-clis
 
-test: vet clis
+# lint-ci lints the GitHub workflow and the action it uses (action.yml) with
+# the pinned actionlint that make clis installs (the e2e script
+# transport/github_action.txtar also shows it refusing a bad workflow).
+# Without it: one line, or a failure with SPAR_REAL_CLI=require (.ci/run).
+CLICACHE ?= $(or $(SPAR_CLI_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/spar/cli)
+ACTIONLINT = $(CLICACHE)/actionlint@v1.7.12/actionlint
+
+lint-ci: clis
+	@if [ -x "$(ACTIONLINT)" ]; then \
+	  "$(ACTIONLINT)" && echo "actionlint: .github/workflows and action.yml pass"; \
+	elif [ "$${SPAR_REAL_CLI:-}" = require ]; then \
+	  echo "actionlint is not installed in $(ACTIONLINT) (make clis)" >&2; exit 1; \
+	else echo "actionlint is not installed: make clis installs it; the workflow is not linted"; fi
+
+test: vet clis lint-ci
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 
 install: build
