@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
@@ -235,6 +236,13 @@ func (ix *Index) classify(items []entry) ([]envelope.Finding, error) {
 		}
 		if l.Confirmed {
 			f.LinkKind, f.Link = it.LinkKind, it.Link
+		}
+		// A repeat (docs/review-round.md §6.6): the reviewer gave the
+		// qualified id of an earlier finding its packet listed.
+		if id := strings.TrimSpace(it.ID); ix.earlier[id] {
+			if i := strings.LastIndexByte(id, '/'); i > 0 {
+				f.RepeatOf = &envelope.RepeatOf{Round: id[:i], Finding: id[i+1:]}
+			}
 		}
 		out = append(out, f)
 	}

@@ -39,6 +39,10 @@ type Index struct {
 	// for a run recorded before that field existed).
 	committed glob.Set
 	criteria  map[string]bool
+	// earlier are the qualified IDs of the earlier rounds' findings a
+	// follow-up packet listed (run.follow_up.earlier): a finding whose id
+	// is one of them restates it.
+	earlier map[string]bool
 }
 
 // doc is one round document and whether it lies inside the repository,
@@ -56,6 +60,12 @@ func NewIndex(run *envelope.Run) (*Index, error) {
 
 func newIndex(run *envelope.Run, load func(repo, commit string) (*gitx.Tree, error)) (*Index, error) {
 	ix := &Index{repo: run.Repo, criteria: map[string]bool{}}
+	if run.FollowUp != nil {
+		ix.earlier = make(map[string]bool, len(run.FollowUp.Earlier))
+		for _, id := range run.FollowUp.Earlier {
+			ix.earlier[id] = true
+		}
+	}
 	if run.Repo == "" || !filepath.IsAbs(run.Repo) {
 		return nil, &InputError{"/run/repo", fmt.Sprintf("%q is not an absolute path", run.Repo)}
 	}

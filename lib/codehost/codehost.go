@@ -26,18 +26,13 @@ type open struct {
 	f       envelope.Finding
 	blocks  bool   // a defect or requirement-question (by its committed class)
 	class   string // the class it is judged as
-	root    string // <round>/<id> of the first finding of its duplicate chain
+	root    string // <round>/<id> of the first finding of its chain of repeats and duplicates (sarif.Roots)
 	display string // <round>/<id>
 }
 
 // opens lists the open findings of rounds in round and findings.json order.
 func opens(rounds []sarif.Round) []open {
-	byKey := map[string]sarif.State{}
-	for _, r := range rounds {
-		for id, st := range r.States {
-			byKey[r.Record.Name+"/"+id] = st
-		}
-	}
+	roots := sarif.Roots(rounds)
 	var out []open
 	for _, r := range rounds {
 		for _, f := range r.Findings {
@@ -53,39 +48,11 @@ func opens(rounds []sarif.Round) []open {
 			out = append(out, open{
 				round: r, f: f, class: class, display: key,
 				blocks: class == envelope.ClassDefect || class == envelope.ClassRequirementQuestion,
-				root:   root(key, r.Record.Name, byKey),
+				root:   roots[key],
 			})
 		}
 	}
 	return out
-}
-
-// root follows a duplicate chain from key (<round>/<id>) through the
-// states' duplicate targets ("<id>" of the same round, or "<round>/<id>")
-// to its first finding, so that a finding and the findings triaged as its
-// duplicates share one fingerprint. A cycle or a target outside the gated
-// rounds ends the walk where it is.
-func root(key, roundName string, byKey map[string]sarif.State) string {
-	seen := map[string]bool{key: true}
-	for {
-		st, ok := byKey[key]
-		if !ok || st.Disposition != "duplicate" || st.Detail == "" {
-			return key
-		}
-		next := st.Detail
-		if !strings.Contains(next, "/") {
-			next = roundName + "/" + next
-		}
-		if seen[next] {
-			return key
-		}
-		if _, ok := byKey[next]; !ok {
-			return next
-		}
-		seen[next] = true
-		roundName, _, _ = strings.Cut(next, "/")
-		key = next
-	}
 }
 
 // message is a finding in words: its class, claim, failure scenario,

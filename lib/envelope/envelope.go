@@ -137,6 +137,73 @@ type Run struct {
 	// DirtyInputs are the inputs read from the working tree that differ
 	// from the head commit's version of their path (docs/trust.md).
 	DirtyInputs []DirtyInput `json:"dirty_inputs"`
+
+	// FollowUp is set for a follow-up code round (lib/followup,
+	// docs/review-round.md §2.4): a code round of a series that already
+	// has a published round with a completed review; absent otherwise and
+	// with spar run --full. round.json keeps it as it is.
+	FollowUp *FollowUp `json:"follow_up,omitempty"`
+	// EarlierFindings are the earlier rounds' findings with what was
+	// decided about them, and DeltaDiff the diff from FollowUp.Since to the
+	// head (cut at followup.DiffLimit: DeltaDiffCut), as the follow-up
+	// packet shows them: spar-packet's alone, never in the envelope
+	// (packet.md holds them; round.json keeps only the IDs,
+	// FollowUp.Earlier).
+	EarlierFindings []EarlierFinding `json:"-"`
+	DeltaDiff       string           `json:"-"`
+	DeltaDiffCut    bool             `json:"-"`
+}
+
+// FollowUp is what a follow-up round knows of its series when spar-packet
+// builds it.
+type FollowUp struct {
+	// Since is the last reviewed head (full commit ID): the head of the
+	// latest earlier round in which every required reviewer completed a
+	// review or was waived; "" when no earlier round was reviewed so.
+	Since string `json:"since"`
+	// SinceRound names that round ("" with Since "").
+	SinceRound string `json:"since_round"`
+	// Delta are the files changed from Since to the head (the part to
+	// attack first), filtered as Changes are; [] without Since.
+	Delta []Change `json:"delta"`
+	// Earlier are the qualified IDs (<round>/<finding>) of every finding of
+	// the earlier rounds, in series order: a finding whose reviewer id is
+	// one of them is a repeat (Finding.RepeatOf).
+	Earlier []string `json:"earlier"`
+}
+
+// EarlierFinding is one finding of an earlier round as the follow-up
+// packet shows it.
+type EarlierFinding struct {
+	Round    string    `json:"round"`
+	Finding  string    `json:"finding"`
+	Reviewer string    `json:"reviewer"`
+	Class    string    `json:"class"`
+	Location string    `json:"location"`
+	Claim    string    `json:"claim"`
+	Evidence string    `json:"evidence"`
+	RepeatOf *RepeatOf `json:"repeat_of,omitempty"`
+	// Disposition is the ledger's last line for it, nil without one.
+	Disposition *Disposition `json:"disposition,omitempty"`
+}
+
+// Disposition is a ledger line as the follow-up packet shows it.
+type Disposition struct {
+	Kind         string `json:"kind"` // fixed rejected duplicate deferred accepted answered
+	Auto         bool   `json:"auto,omitempty"`
+	Commit       string `json:"commit,omitempty"`
+	Of           string `json:"of,omitempty"`
+	Evidence     string `json:"evidence,omitempty"`
+	To           string `json:"to,omitempty"`
+	UserQuote    string `json:"user_quote,omitempty"`
+	FailedBefore string `json:"failed_before,omitempty"`
+	PassedAfter  string `json:"passed_after,omitempty"`
+}
+
+// RepeatOf names the earlier finding a finding restates.
+type RepeatOf struct {
+	Round   string `json:"round"`
+	Finding string `json:"finding"`
 }
 
 // DirtyInput is one input of the run that is a file of the repository and
@@ -476,6 +543,11 @@ type Finding struct {
 	// commit's configuration does not list. The gate blocks on a finding
 	// that does not block only because of such a glob (docs/review-gate.md).
 	CommittedClass string `json:"committed_class"`
+	// RepeatOf is set when the reviewer gave, as the finding's id, the
+	// qualified id of a finding of an earlier round its follow-up packet
+	// listed (run.follow_up.earlier): it restates that finding. Absent
+	// otherwise, and in records written before it.
+	RepeatOf *RepeatOf `json:"repeat_of,omitempty"`
 }
 
 // LinkFragment is the exact cited lines of a confirmed link with lines.

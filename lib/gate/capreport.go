@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jaekit/spar/lib/convergence"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/summary"
@@ -31,6 +32,10 @@ type CapReport struct {
 	// Usage is the series' total of tokens and cost: the sum of the
 	// stages' (docs/review-gate.md §6).
 	Usage round.UsageTotal `json:"usage"`
+	// Convergence is the loop's figures (lib/convergence): per counted
+	// round new findings, repeats and confirmed fixes, the trend line, and
+	// per reviewer how its findings were disposed.
+	Convergence convergence.Report `json:"convergence"`
 }
 
 // StageReport is one stage: its cap (config.caps of the series' latest
@@ -190,6 +195,11 @@ func capReport(dir, abs string, rounds []*roundData) (*CapReport, error) {
 		}
 		rep.Stages = append(rep.Stages, st)
 	}
+	repo := ""
+	if latest != nil {
+		repo = latest.Repo
+	}
+	rep.Convergence = convergenceOf(convergenceRounds(rounds), repo)
 	rep.Growth = measure(dir, rounds)
 	if rep.Growth == nil {
 		rep.Growth = []Growth{}
@@ -248,6 +258,27 @@ func (rep *CapReport) Markdown() string {
 				rerun = *r.RerunOf
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(r.Name), cell(r.Stage), r.State, counted, cell(rerun))
+		}
+	}
+	b.WriteString("\n## The loop\n\n")
+	if len(rep.Convergence.Rounds) == 0 {
+		b.WriteString("No counted round yet.\n")
+	} else {
+		fmt.Fprintf(&b, "%s.\n\n", cell(rep.Convergence.Trend))
+		b.WriteString("| round | new findings | new defects | repeats | fixes confirmed |\n| --- | ---: | ---: | ---: | --- |\n")
+		for _, r := range rep.Convergence.Rounds {
+			fixes := "-"
+			if len(r.FixesConfirmed) > 0 {
+				fixes = strings.Join(r.FixesConfirmed, ", ")
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %s |\n", cell(r.Round), r.New, r.NewDefects, r.Repeats, cell(fixes))
+		}
+		if len(rep.Convergence.Reviewers) > 0 {
+			b.WriteString("\nHow each reviewer's findings were disposed (the ledgers' deciding lines):\n\n")
+			b.WriteString("| reviewer | findings | fixed | rejected | deferred | deferred automatically | duplicate | accepted | answered | open |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+			for _, rv := range rep.Convergence.Reviewers {
+				fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", cell(rv.Reviewer), rv.Findings, rv.Fixed, rv.Rejected, rv.Deferred, rv.AutoDeferred, rv.Duplicate, rv.Accepted, rv.Answered, rv.Open)
+			}
 		}
 	}
 	b.WriteString("\n## Growth of the code rounds\n\n")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/round"
 )
 
 // coverage: docs/review-gate.md §3, the reviews cover the series' whole
@@ -68,7 +69,7 @@ func (g *gate) coverage(s *seriesData) {
 		}
 		var ranges []string
 		for _, r := range mine {
-			ranges = append(ranges, fmt.Sprintf("%s %s..%s", r.name, short(r.rec.Base), short(r.rec.Head)))
+			ranges = append(ranges, fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head)))
 		}
 		have := "no completed review of " + who
 		if len(ranges) > 0 {
@@ -100,6 +101,17 @@ func reviewed(r *roundData, req envelope.RequiredReviewer, anyone bool) bool {
 	return false
 }
 
+// reviewedFrom is where the range a round is credited with starts: its
+// base, or for a follow-up round the last reviewed head its packet put
+// first (follow_up.since): it covers that delta on top of what the earlier
+// rounds covered (docs/review-gate.md §3, coverage).
+func reviewedFrom(rec *round.Record) string {
+	if rec.FollowUp != nil && rec.FollowUp.Since != "" {
+		return rec.FollowUp.Since
+	}
+	return rec.Base
+}
+
 // chain is the set of commits the rounds' ranges reach from the commit
 // from: a round whose base is a reached commit, or an ancestor of one,
 // reaches its head. Equal commits decide without git; an ancestry question
@@ -113,17 +125,18 @@ func (g *gate) chain(s *seriesData, from string, rounds []*roundData) map[string
 			if reach[r.rec.Head] {
 				continue
 			}
-			ok := reach[r.rec.Base]
+			from := reviewedFrom(r.rec)
+			ok := reach[from]
 			for c := range reach {
 				if ok {
 					break
 				}
-				k := [2]string{r.rec.Base, c}
+				k := [2]string{from, c}
 				if v, done := asked[k]; done {
 					ok = v
 					continue
 				}
-				ok = Contains(s.repo, c, []string{r.rec.Base})[r.rec.Base] == nil
+				ok = Contains(s.repo, c, []string{from})[from] == nil
 				asked[k] = ok
 			}
 			if ok {

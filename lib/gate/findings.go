@@ -136,6 +136,9 @@ func (g *gate) findings(s *seriesData) {
 		}
 		for i := range r.finds {
 			f := &r.finds[i]
+			if _, ok := s.repeatTarget(r, f); ok {
+				continue // g.repeats judges it (reason 9r)
+			}
 			it := item{r: r, f: f}
 			if f.Class == envelope.ClassDefect || f.Class == envelope.ClassRequirementQuestion {
 				it.v = s.judge(target{r, f})

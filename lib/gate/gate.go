@@ -378,6 +378,7 @@ func (g *gate) decide() {
 		g.staleDocuments(s)
 		g.rederive(s)
 		g.findings(s)
+		g.repeats(s)
 		g.agentInputs(s)
 		g.requiredReviewers(s)
 		g.noReview(s)
@@ -791,8 +792,15 @@ func (g *gate) requiredReviewers(s *seriesData) {
 		if status == envelope.StatusPending {
 			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE"
 		}
-		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver; to clear: %s",
-			s.display, s.latest.name, req.Name, req.Preset, status, clear)
+		// A follow-up round credits its reviewers with the delta it put
+		// first: without this reviewer's review that range is unreviewed
+		// by it (coverage).
+		uncovered := ""
+		if fu := s.latest.rec.FollowUp; fu != nil && fu.Since != "" {
+			uncovered = fmt.Sprintf(", so the change %s..%s that follow-up round put first is not covered for it", short(fu.Since), short(s.latest.rec.Head))
+		}
+		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver%s; to clear: %s",
+			s.display, s.latest.name, req.Name, req.Preset, status, uncovered, clear)
 		g.menu(waiverMenu)
 	}
 }

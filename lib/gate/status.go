@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jaekit/spar/lib/convergence"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
@@ -40,6 +41,13 @@ type SeriesStatus struct {
 	Caps              []StatusCap     `json:"caps"`
 	// CapsError says why the caps could not be read ("" when they were).
 	CapsError string `json:"caps_error,omitempty"`
+	// PossibleRepeats are findings that restate nothing but read like an
+	// earlier round's (lib/convergence), each with the triage that links
+	// it.
+	PossibleRepeats []PossibleRepeat `json:"possible_repeats"`
+	// Convergence is the loop's figures: per round, a trend line, per
+	// reviewer (null with no recorded round).
+	Convergence *convergence.Report `json:"convergence"`
 	// Reasons are the gate's blocked reasons, as spar gate prints them.
 	Reasons []string `json:"reasons"`
 	// Next is the one command that moves the series forward.
@@ -95,9 +103,21 @@ type StatusFinding struct {
 	Why string `json:"why"`
 	// Disposition is its deciding ledger line in words ("" when none).
 	Disposition string `json:"disposition"`
+	// RepeatOf is the earlier finding it restates (ROUND/ID), "" when none.
+	RepeatOf string `json:"repeat_of,omitempty"`
 	// Clear is the spar triage that closes it ("" when closed or when it
 	// does not block).
 	Clear string `json:"clear"`
+}
+
+// PossibleRepeat is a finding that may restate an earlier one (same path
+// and angle, near-identical claim) without saying so; Triage links it.
+type PossibleRepeat struct {
+	Round      string  `json:"round"`
+	ID         string  `json:"id"`
+	Of         string  `json:"of"` // ROUND/ID
+	Similarity float64 `json:"similarity"`
+	Triage     string  `json:"triage"`
 }
 
 // Corroboration is findings several reviewers report at the same place
@@ -194,7 +214,7 @@ func seriesOf(d string) (string, error) {
 
 func seriesStatus(series string) SeriesStatus {
 	out := SeriesStatus{Series: series, State: StatusEmpty, Findings: []StatusFinding{}, Corroborated: []Corroboration{},
-		RequiredReviewers: []Required{}, Caps: []StatusCap{}, Reasons: []string{}}
+		RequiredReviewers: []Required{}, Caps: []StatusCap{}, Reasons: []string{}, PossibleRepeats: []PossibleRepeat{}}
 	caps := func(rep *CapReport, err error) {
 		if err != nil {
 			out.CapsError = err.Error()
@@ -269,6 +289,9 @@ func seriesStatus(series string) SeriesStatus {
 			if e := r.last[f.ID]; e != nil {
 				sf.Disposition = summary.DispositionText(*e)
 			}
+			if f.RepeatOf != nil {
+				sf.RepeatOf = f.RepeatOf.Round + "/" + f.RepeatOf.Finding
+			}
 			out.Findings = append(out.Findings, sf)
 		}
 	}
@@ -300,6 +323,26 @@ func seriesStatus(series string) SeriesStatus {
 			dupOf[i] = cmd
 		}
 		out.Corroborated = append(out.Corroborated, c)
+	}
+	// The loop (lib/convergence): figures over every round of the series,
+	// and the open findings that look like repeats of earlier ones.
+	crs := convergenceRounds(s.rounds)
+	conv := convergenceOf(crs, s.repo)
+	out.Convergence = &conv
+	at := map[string]int{}
+	for i, m := range all {
+		at[m.r.name+"/"+m.f.ID] = i
+	}
+	for _, p := range convergence.PossibleRepeats(crs) {
+		i, ok := at[p.Round+"/"+p.Finding]
+		if !ok || !out.Findings[i].Open {
+			continue
+		}
+		cmd := "spar triage " + shellQuote(s.dirOf(all[i].r)) + " " + shellQuote(p.Finding) + " --as duplicate --of " + shellQuote(p.Of)
+		out.PossibleRepeats = append(out.PossibleRepeats, PossibleRepeat{Round: p.Round, ID: p.Finding, Of: p.Of, Similarity: p.Similarity, Triage: cmd})
+		if _, has := dupOf[i]; !has {
+			dupOf[i] = cmd
+		}
 	}
 	out.Next = next(s, out, dupOf)
 	return out
@@ -450,6 +493,12 @@ func (st *Status) Text() string {
 			if f.ClassReason != "" {
 				w("      class: %s\n", oneLine(f.ClassReason))
 			}
+			if f.RepeatOf != "" {
+				w("      restates %s\n", f.RepeatOf)
+			}
+		}
+		for _, p := range s.PossibleRepeats {
+			w("  possibly a repeat: %s/%s of %s (claims %d%% alike): %s\n", p.Round, p.ID, p.Of, int(p.Similarity*100), p.Triage)
 		}
 		for _, c := range s.Corroborated {
 			w("  corroborated (%s at %s): %s\n", c.Class, oneLine(c.Place), strings.Join(c.Findings, ", "))
@@ -478,6 +527,9 @@ func (st *Status) Text() string {
 				caps = append(caps, fmt.Sprintf("%s %d/%s", c.Stage, c.Used, intp(c.Limit)))
 			}
 			w("  caps (rounds used/limit): %s\n", strings.Join(caps, ", "))
+		}
+		if c := s.Convergence; c != nil && c.Trend != "" {
+			w("%s", LoopText(c, "  "))
 		}
 		if n := len(s.Reasons); n > 0 {
 			w("  blocked: %s (spar gate prints each)\n", plural(n, "reason"))

@@ -217,7 +217,10 @@ func TestRoundVerdictPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := summary.Tally{Open: round.Counts{Note: 1}, Others: []summary.RoundOpen{{Round: "code-1", Open: 1}}}
+	// Its finding has code-1's path, angle and claim: possibly a repeat.
+	want := summary.Tally{Open: round.Counts{Note: 1}, Others: []summary.RoundOpen{{Round: "code-1", Open: 1}},
+		Possible: []summary.Possible{{Finding: "claude-F1", Of: "code-1/codex-F1", Similarity: 1,
+			Triage: "spar triage " + shellQuote(dir) + " claude-F1 --as duplicate --of code-1/codex-F1"}}}
 	if !reflect.DeepEqual(tally, want) {
 		t.Errorf("tally %+v, want %+v", tally, want)
 	}

@@ -327,7 +327,7 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 	run := &envelope.Run{
 		Repo: rec.Repo, Stage: rec.Stage, Base: rec.Base, Head: rec.Head,
 		CheckPaths: rec.CheckPaths, Documents: rec.Documents, CriteriaIDs: inputs.criteriaIDs,
-		CommittedCheckPaths: inputs.committed,
+		CommittedCheckPaths: inputs.committed, FollowUp: rec.FollowUp,
 	}
 	derived, err := classify.ClassifyChecked(run, checked, g.loadTree)
 	if err != nil {

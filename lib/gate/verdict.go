@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/jaekit/spar/lib/convergence"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
@@ -42,6 +43,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 	var self *roundData
 	for _, s := range g.series {
 		g.findings(s)
+		g.repeats(s)
 		g.agentInputs(s)
 		for _, l := range s.listed {
 			if l.abs == abs && l.data != nil {
@@ -83,6 +85,20 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 			}
 		}
 	}
+	// Findings that read like an earlier round's without saying so
+	// (lib/convergence): the triage that links each open one.
+	for _, s := range g.series {
+		for _, p := range convergence.PossibleRepeats(convergenceRounds(s.rounds)) {
+			if p.Round != self.name {
+				continue
+			}
+			if _, isOpen := g.open[self][p.Finding]; !isOpen {
+				continue
+			}
+			t.Possible = append(t.Possible, summary.Possible{Finding: p.Finding, Of: p.Of, Similarity: p.Similarity,
+				Triage: "spar triage " + shellQuote(dir) + " " + shellQuote(p.Finding) + " --as duplicate --of " + shellQuote(p.Of)})
+		}
+	}
 	return t, nil
 }
 
@@ -109,7 +125,7 @@ func gatedRounds(series string, pending *roundData) []string {
 }
 
 func pendingRound(abs string, p *Pending) *roundData {
-	d := &roundData{abs: abs, name: filepath.Base(abs), rec: p.Record, ledger: p.Ledger, pending: true}
+	d := &roundData{abs: abs, name: filepath.Base(abs), rec: p.Record, ledger: p.Ledger, pending: true, findings: p.Findings}
 	if p.Record == nil {
 		d.state, d.err = unreadable, errors.New("no record")
 		return d

@@ -1,7 +1,9 @@
 package gitx
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -127,4 +129,50 @@ func count(s string) (int, error) {
 		return 0, fmt.Errorf("git diff --numstat: bad count %q", s)
 	}
 	return n, nil
+}
+
+// UnifiedDiff is `git diff` from one commit to another for paths, as text
+// (renames detected, no color, no external diff or textconv, binary files
+// named only), read up to limit bytes: cut is true when git had more, and
+// text then ends at the last whole line within limit. No paths: "".
+func UnifiedDiff(dir, from, to string, paths []string, limit int) (text string, cut bool, err error) {
+	if len(paths) == 0 {
+		return "", false, nil
+	}
+	args := []string{"diff", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--end-of-options", from, to, "--"}
+	for _, p := range paths {
+		// Literal paths: a name holding glob characters names only itself.
+		args = append(args, ":(literal)"+p)
+	}
+	cmd := Command(dir, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", false, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", false, err
+	}
+	buf, rerr := io.ReadAll(io.LimitReader(out, int64(limit)+1))
+	if len(buf) > limit {
+		cut = true
+		buf = buf[:limit]
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			buf = buf[:i+1]
+		}
+		_ = cmd.Process.Kill()
+	}
+	werr := cmd.Wait()
+	if rerr != nil {
+		return "", false, rerr
+	}
+	if werr != nil && !cut {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = werr.Error()
+		}
+		return "", false, &Error{Args: args, Msg: msg, Err: werr}
+	}
+	return string(buf), cut, nil
 }

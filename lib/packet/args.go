@@ -21,6 +21,9 @@ type Args struct {
 	Decisions   []decision.Arg // in command-line order, for pairing (G35)
 	Standpoints []envelope.Standpoint
 	DryRun      bool
+	// Full (--full) gives a code round the first round's packet even when
+	// its series has reviewed rounds (lib/followup).
+	Full bool
 	// HasBase, HasHead, HasOut: the option was given, also with an empty
 	// value (Prepare judges the values).
 	HasBase, HasHead, HasOut bool

@@ -36,14 +36,18 @@ func Build(run *envelope.Run, cfg *envelope.Config) envelope.Packet {
 
 // Markdown renders packet.md. Every section is fixed; "## Decisions the
 // user made" and "## Standpoints for this round" appear only when there are
-// decisions or standpoints, so a packet without them is byte for byte the
-// packet of a spar without those features.
+// decisions or standpoints, "## Since the last reviewed round" and
+// "## Earlier findings" only in a follow-up round, so a packet without them
+// is byte for byte the packet of a spar without those features.
 func Markdown(run *envelope.Run, angles []string) string {
 	var b strings.Builder
 	b.WriteString("# Review packet\n\n")
 	b.WriteString("This packet is the same for every reviewer of this round. Review the change it describes and answer as \"How to report\" says.\n\n")
 
 	writeChange(&b, run)
+	if run.FollowUp != nil {
+		writeFollowUp(&b, run)
+	}
 	writeSubject(&b, run)
 	writeAngles(&b, angles)
 	writeCheckPaths(&b, run.CheckPaths)

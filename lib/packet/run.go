@@ -131,8 +131,7 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 			changed = true
 		}
 	}
-	set, err := glob.CompileAll(run.CheckPaths)
-	if err != nil {
+	if _, err := glob.CompileAll(run.CheckPaths); err != nil {
 		return nil, false, refusef("config.check_paths: %v", err)
 	}
 	if changed {
@@ -206,29 +205,42 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	}
 
 	// The changed files, split by check paths (G24).
-	fcs, err := gitx.Diff(repo, run.Base, run.Head)
-	if err != nil {
-		return nil, false, fmt.Errorf("changes %s..%s: %w", run.Base, run.Head, err)
+	if run.Changes, run.Excluded, err = Changes(repo, run.Base, run.Head, run.CheckPaths, cfg.Exclude); err != nil {
+		return nil, false, err
 	}
-	// exclude leaves matching files out of the packet's file list (a
-	// rename when either path matches); the workspace keeps them.
-	excl, err := glob.CompileAll(cfg.Exclude)
+	return run, changed, nil
+}
+
+// Changes are the files changed from one commit to another as a packet
+// lists them: config.exclude leaves matching files out (a rename when
+// either path matches; excluded names them), the check paths (G24) mark the
+// others. The workspace keeps every file.
+func Changes(repo, from, to string, checkPaths, exclude []string) (changes []envelope.Change, excluded []string, err error) {
+	set, err := glob.CompileAll(checkPaths)
 	if err != nil {
-		return nil, false, refusef("config.exclude: %v", err)
+		return nil, nil, refusef("config.check_paths: %v", err)
 	}
-	run.Changes = []envelope.Change{}
+	excl, err := glob.CompileAll(exclude)
+	if err != nil {
+		return nil, nil, refusef("config.exclude: %v", err)
+	}
+	fcs, err := gitx.Diff(repo, from, to)
+	if err != nil {
+		return nil, nil, fmt.Errorf("changes %s..%s: %w", from, to, err)
+	}
+	changes = []envelope.Change{}
 	for _, c := range fcs {
 		if _, out := excl.Match(c.Path); out || (c.OldPath != "" && matches(excl, c.OldPath)) {
-			run.Excluded = append(run.Excluded, c.Path)
+			excluded = append(excluded, c.Path)
 			continue
 		}
 		_, in := set.Match(c.Path)
-		run.Changes = append(run.Changes, envelope.Change{
+		changes = append(changes, envelope.Change{
 			Path: c.Path, OldPath: c.OldPath, Status: c.Status,
 			Added: c.Added, Deleted: c.Deleted, CheckPath: in,
 		})
 	}
-	return run, changed, nil
+	return changes, excluded, nil
 }
 
 // appendDoc keeps one record per role and real path: the same file given

@@ -11,6 +11,7 @@ package round
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -164,6 +165,16 @@ func parseHead(b []byte) (*Record, error) {
 			return optStr(v, &rec.FindingsSHA256)
 		case "check_paths":
 			return strings_(v, &rec.CheckPaths)
+		case "follow_up":
+			if v.Type == gjson.Null {
+				return nil
+			}
+			var fu envelope.FollowUp
+			if err := json.Unmarshal([]byte(v.Raw), &fu); err != nil || !v.IsObject() {
+				return errSlow
+			}
+			rec.FollowUp = &fu
+			return nil
 		case "counts":
 			return object(v, func(k string, v gjson.Result) error {
 				switch k {
@@ -293,7 +304,7 @@ func ReadLedger(dir string) ([]LedgerEntry, error) {
 // HeadOf is the head of a classified finding: what ParseFindingHeads reads
 // of it from findings.json.
 func HeadOf(f *envelope.Finding) FindingHead {
-	return FindingHead{ID: f.ID, Class: f.Class, LocationUnreadable: f.LocationUnreadable, CheckPath: f.CheckPath, CommittedClass: f.CommittedClass}
+	return FindingHead{ID: f.ID, Class: f.Class, LocationUnreadable: f.LocationUnreadable, CheckPath: f.CheckPath, CommittedClass: f.CommittedClass, RepeatOf: f.RepeatOf}
 }
 
 type FindingHead struct {
@@ -306,6 +317,8 @@ type FindingHead struct {
 	// 6.4.
 	CheckPath      string
 	CommittedClass string
+	// RepeatOf is the earlier finding it restates (nil when none).
+	RepeatOf *envelope.RepeatOf
 }
 
 // ParseFindingHeads takes id, class, location_unreadable, check_path and
@@ -336,7 +349,7 @@ func ParseFindingHeads(b []byte) ([]FindingHead, error) {
 		}
 		// One pass over the finding's members (id, class and
 		// location_unreadable are spread through it).
-		var id, class, lu, cp, cc gjson.Result
+		var id, class, lu, cp, cc, rep gjson.Result
 		f.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
@@ -349,9 +362,20 @@ func ParseFindingHeads(b []byte) ([]FindingHead, error) {
 				cp = v
 			case "committed_class":
 				cc = v
+			case "repeat_of":
+				rep = v
 			}
 			return true
 		})
+		var repeat *envelope.RepeatOf
+		if rep.Exists() {
+			rr, rf := rep.Get("round"), rep.Get("finding")
+			if !rep.IsObject() || rr.Type != gjson.String || rf.Type != gjson.String || rr.Str == "" || rf.Str == "" {
+				bad = fmt.Errorf("findings.json: finding %q: repeat_of is %s", id.Str, rep.Raw)
+				return false
+			}
+			repeat = &envelope.RepeatOf{Round: rr.Str, Finding: rf.Str}
+		}
 		switch {
 		case id.Type != gjson.String:
 			bad = errors.New("findings.json: a finding without an id")
@@ -367,7 +391,7 @@ func ParseFindingHeads(b []byte) ([]FindingHead, error) {
 		if bad != nil {
 			return false
 		}
-		out = append(out, FindingHead{ID: id.Str, Class: class.Str, LocationUnreadable: lu.Type == gjson.True, CheckPath: cp.Str, CommittedClass: cc.Str})
+		out = append(out, FindingHead{ID: id.Str, Class: class.Str, LocationUnreadable: lu.Type == gjson.True, CheckPath: cp.Str, CommittedClass: cc.Str, RepeatOf: repeat})
 		return true
 	})
 	return out, bad

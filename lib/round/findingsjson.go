@@ -117,6 +117,14 @@ func appendFinding(b []byte, f *envelope.Finding) []byte {
 	str(`"check_path": `, f.CheckPath)
 	boolean(`"check_path_committed": `, f.CheckPathCommitted)
 	str(`"committed_class": `, f.CommittedClass)
+	if r := f.RepeatOf; r != nil {
+		b = append(b, in+`"repeat_of": {`...)
+		b = append(b, in+`  "round": `...)
+		b = appendString(b, r.Round)
+		b = append(b, ","+in+`  "finding": `...)
+		b = appendString(b, r.Finding)
+		b = append(b, in+"},"...)
+	}
 	b = b[:len(b)-1] // the last member's comma
 	return append(b, "\n    }"...)
 }

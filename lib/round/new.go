@@ -38,6 +38,7 @@ func New(run *envelope.Run, pkt *envelope.Packet, cfg envelope.Config, r envelop
 		// before them, loaded again by spar record).
 		CommittedCheckPaths: run.CommittedCheckPaths,
 		DirtyInputs:         orEmpty(run.DirtyInputs),
+		FollowUp:            run.FollowUp,
 	}
 	// G8: links.rules keeps each rule document's names (its G26 name and its
 	// real absolute path when that differs), file_name and line count.

@@ -76,6 +76,9 @@ type Record struct {
 	// from the head commit's version (run.dirty_inputs): the gate blocks
 	// on a round that has any (docs/review-gate.md).
 	DirtyInputs []envelope.DirtyInput `json:"dirty_inputs"`
+	// FollowUp is run.follow_up of a follow-up round (docs/review-round.md
+	// §2.4); absent for a first-round packet and in older records.
+	FollowUp *envelope.FollowUp `json:"follow_up,omitempty"`
 }
 
 // Links is what link confirmation was checked against.

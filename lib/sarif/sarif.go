@@ -139,8 +139,10 @@ type Suppression struct {
 	Justification string `json:"justification"`
 }
 
-// FingerprintKey is the partialFingerprints key: the finding's round and ID
-// stay the same however often the log is exported, so viewers track it.
+// FingerprintKey is the partialFingerprints key. Its value is the
+// <round>/<id> of the first finding of the finding's chain of repeats and
+// duplicates (Roots): the same however often the log is exported, and the
+// same for a finding and its repeats, so viewers track it as one.
 const FingerprintKey = "sparFinding/v1"
 
 // classLevel is a finding's SARIF level by its class.
@@ -212,19 +214,20 @@ func level(class string) string {
 // order of the rounds and the round's reviewers.
 func Export(rounds []Round) Log {
 	log := Log{Schema: SchemaURI, Version: Version, Runs: []Run{}}
+	roots := Roots(rounds)
 	for _, r := range rounds {
 		byReviewer := map[string][]envelope.Finding{}
 		for _, f := range r.Findings {
 			byReviewer[f.Reviewer] = append(byReviewer[f.Reviewer], f)
 		}
 		for _, rv := range r.Record.Reviewers {
-			log.Runs = append(log.Runs, reviewerRun(r, rv, byReviewer[rv.Name]))
+			log.Runs = append(log.Runs, reviewerRun(r, rv, byReviewer[rv.Name], roots))
 		}
 	}
 	return log
 }
 
-func reviewerRun(r Round, rv round.Reviewer, findings []envelope.Finding) Run {
+func reviewerRun(r Round, rv round.Reviewer, findings []envelope.Finding, roots map[string]string) Run {
 	props := map[string]any{"preset": rv.Preset, "status": rv.Status}
 	if rv.Model != nil {
 		props["model"] = *rv.Model
@@ -261,12 +264,12 @@ func reviewerRun(r Round, rv round.Reviewer, findings []envelope.Finding) Run {
 			ruleIndex[id] = len(run.Tool.Driver.Rules)
 			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(f.Class, f.Angle))
 		}
-		run.Results = append(run.Results, result(r, f, id, ruleIndex[id]))
+		run.Results = append(run.Results, result(r, f, id, ruleIndex[id], roots[r.Record.Name+"/"+f.ID]))
 	}
 	return run
 }
 
-func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
+func result(r Round, f envelope.Finding, ruleID string, idx int, root string) Result {
 	st := r.States[f.ID]
 	props := map[string]any{
 		"id": f.ID, "class": f.Class, "class_reason": f.ClassReason,
@@ -285,7 +288,7 @@ func result(r Round, f envelope.Finding, ruleID string, idx int) Result {
 		RuleIndex:           idx,
 		Level:               level(f.Class),
 		Message:             Message{Text: f.Claim},
-		PartialFingerprints: map[string]string{FingerprintKey: r.Record.Name + "/" + f.ID},
+		PartialFingerprints: map[string]string{FingerprintKey: root},
 		Properties:          props,
 	}
 	loc, gone := location(r, f)

@@ -201,7 +201,7 @@ func TestLocation_MappedToGatedHead(t *testing.T) {
 		}
 	}
 	// the result says why it has no region
-	res := result(r, envelope.Finding{ID: "x-F1", Claim: "c", Path: "app.go", Location: "app.go:9", LineStart: n(9), LineEnd: n(9)}, "defect/design", 0)
+	res := result(r, envelope.Finding{ID: "x-F1", Claim: "c", Path: "app.go", Location: "app.go:9", LineStart: n(9), LineEnd: n(9)}, "defect/design", 0, "code-1/x-F1")
 	if !strings.Contains(res.Message.Text, "no longer exist at the gated head") || res.Properties["region"] == nil || res.Locations[0].PhysicalLocation.Region.StartLine != 1 {
 		t.Errorf("%+v", res)
 	}

@@ -26,6 +26,18 @@ type Tally struct {
 	Open   round.Counts
 	Closed round.Counts
 	Others []RoundOpen
+	// Possible are the round's open findings that read like an earlier
+	// round's without restating it (lib/convergence).
+	Possible []Possible
+}
+
+// Possible is a finding that is possibly a repeat of an earlier one, with
+// the one triage that links it.
+type Possible struct {
+	Finding    string
+	Of         string // ROUND/ID
+	Similarity float64
+	Triage     string
 }
 
 // RoundOpen is one other round of the series and how many of its findings
@@ -187,6 +199,14 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 	default:
 		w("Not counted.\n")
 	}
+	// docs/review-round.md §2.4: what the packet put first.
+	if fu := rec.FollowUp; fu != nil {
+		if fu.Since != "" {
+			w("Follow-up of %s: the packet put the change since its head %s first (%d %s) and listed %d earlier %s.\n", fu.SinceRound, short(fu.Since), len(fu.Delta), plural(len(fu.Delta), "file", "files"), len(fu.Earlier), plural(len(fu.Earlier), "finding", "findings"))
+		} else {
+			w("Follow-up: the packet listed %d earlier %s; no earlier round was reviewed by every required reviewer, so it put no delta first.\n", len(fu.Earlier), plural(len(fu.Earlier), "finding", "findings"))
+		}
+	}
 
 	// docs/trust.md "Inputs the agent can edit": only when there are any.
 	if len(rec.DirtyInputs) > 0 {
@@ -219,6 +239,7 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 	}
 
 	renderWhy(w, findings, ledger)
+	renderRepeats(w, rec, findings, t)
 
 	// G5: an empty smallest_fix and an absent one both mean no direction.
 	w("\n## Smallest fixes\n\n")
@@ -352,6 +373,30 @@ func joinOr(list []string, none string) string {
 		return none
 	}
 	return strings.Join(list, ", ")
+}
+
+// renderRepeats writes, only when there are any, the findings that
+// restate an earlier round's (repeat_of) and those that possibly do
+// (docs/review-round.md §9).
+func renderRepeats(w func(string, ...any), rec *round.Record, findings []envelope.Finding, t *Tally) {
+	var lines []string
+	for _, f := range findings {
+		if f.RepeatOf != nil {
+			lines = append(lines, fmt.Sprintf("- %s restates %s/%s: the reviewer says its decision does not hold\n", f.ID, f.RepeatOf.Round, f.RepeatOf.Finding))
+		}
+	}
+	if t != nil {
+		for _, p := range t.Possible {
+			lines = append(lines, fmt.Sprintf("- %s is possibly a repeat of %s (same path and angle, claims %d%% alike); to link it: %s\n", p.Finding, p.Of, int(p.Similarity*100), line(p.Triage)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	w("\n## Repeats\n\n")
+	for _, l := range lines {
+		w("%s", l)
+	}
 }
 
 // renderWhy writes why each finding stands where it does: its class

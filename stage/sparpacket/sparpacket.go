@@ -16,6 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/decision"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/followup"
 	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/standpoint"
@@ -25,10 +26,13 @@ import (
 const usage = `usage: spar-config ... | spar-packet --stage plan|plan-delta|code --base REV --head REV --out DIR
          [--repo DIR] [--criteria FILE]... [--rules FILE]... [--subject FILE]
          [--check-path GLOB]... [--decision TEXT --decision-quote TEXT]...
-         [--standpoint NAME=TEXT]... [--dry-run]
+         [--standpoint NAME=TEXT]... [--dry-run] [--full]
 
 Reads the spar-pipe/v1 envelope with "config" on stdin and writes it back
-with "run" and "packet" added. Writes no file.
+with "run" and "packet" added. Writes no file. A code round in a series
+that already has a reviewed round gets a follow-up packet (the change
+since the last reviewed head first, every earlier finding with what was
+decided about it); --full gives the first round's packet instead.
 
 Exit codes: 0 done, 64 usage error, 65 refused or invalid stdin (nothing
 written), 70 internal error.
@@ -49,6 +53,7 @@ var grammar = cli.Grammar{
 		{Name: strings.TrimPrefix(decision.OptDecision, "--"), Repeat: true},
 		{Name: strings.TrimPrefix(decision.OptQuote, "--"), Repeat: true},
 		{Name: "dry-run", Bool: true, Repeat: true},
+		{Name: "full", Bool: true},
 	},
 	NoPositionals: true,
 }
@@ -114,6 +119,11 @@ func parseArgs(argv []string) (packet.Args, bool, error) {
 			a.Standpoints = append(a.Standpoints, sp)
 		case decision.OptDecision, decision.OptQuote:
 			a.Decisions = append(a.Decisions, decision.Arg{Opt: "--" + s.Name, Value: v, Missing: !s.HasValue})
+		case "--full":
+			if s.HasValue {
+				return a, false, exitcode.Usagef("--full takes no value: %q", "--full="+v)
+			}
+			a.Full = true
 		case "--dry-run":
 			if s.HasValue {
 				return a, false, exitcode.Usagef("--dry-run takes no value: %q", "--dry-run="+v)
@@ -170,6 +180,15 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// (uncommitted changes): notes, never a refusal.
 	if cwd, err := os.Getwd(); err == nil {
 		packet.WarnNotes(stderr, packet.Notes(r, cwd, a.Head))
+	}
+	// A follow-up round (docs/review-round.md §2.4): what the series
+	// already reviewed and decided.
+	if err := followup.Prepare(r, cfg.ConfiguredRequired, cfg.Exclude, a.Full); err != nil {
+		var rf *packet.Refusal
+		if errors.As(err, &rf) {
+			return exitcode.New(exitcode.Config, rf.Msg)
+		}
+		return exitcode.New(exitcode.Config, "the series' earlier rounds cannot be read: "+err.Error())
 	}
 	p := packet.Build(r, &cfg)
 	if err := env.Set("run", r); err != nil {

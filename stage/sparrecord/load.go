@@ -284,6 +284,7 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 			CriteriaIDs: nonNil(rec.Links.CriteriaIDs), CriteriaDigest: rec.CriteriaDigest,
 			Decisions: nonNil(rec.Decisions), Standpoints: nonNil(rec.Standpoints), Changes: nonNil(rec.Changes),
 			CommittedCheckPaths: rec.CommittedCheckPaths, DirtyInputs: nonNil(rec.DirtyInputs),
+			FollowUp: rec.FollowUp,
 		}},
 		{"packet", envelope.Packet{Markdown: string(packetMD), SHA256: rec.PacketSHA256, Schema: string(schemaJSON), Inputs: []envelope.Input{}}},
 		{"round", envelope.Round{Dir: dir, Series: series, Name: filepath.Base(dir), StartedAt: rec.StartedAt, DryRun: rec.DryRun, Cap: rec.Cap, Workspace: rec.Workspace}},

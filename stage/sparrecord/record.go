@@ -364,7 +364,9 @@ func stage(st *round.Stager, in *input, rec *round.Record, ledger []round.Ledger
 		// docs/trust.md: hardening only through a check path the head
 		// commit's configuration does not list is never deferred
 		// automatically; the gate blocks on it.
-		if f.Class != envelope.ClassHardening || f.LocationUnreadable || has[f.ID] || classify.UncommittedOnly(f.Class, f.CommittedClass) {
+		// A repeat says an earlier decision does not hold: the user
+		// answers it, never an automatic deferral (docs/review-round.md §6.6).
+		if f.Class != envelope.ClassHardening || f.LocationUnreadable || has[f.ID] || classify.UncommittedOnly(f.Class, f.CommittedClass) || f.RepeatOf != nil {
 			continue
 		}
 		e := round.LedgerEntry{Finding: f.ID, Disposition: disposition.Deferred, Auto: true,

@@ -1,0 +1,86 @@
+package gate
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/convergence"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// convergenceRounds are the series' published rounds, dry runs aside, as
+// lib/convergence reads them: with their findings whole (kept by the gate,
+// else read from findings.json) and their deciding ledger lines. A round
+// whose findings no longer read is left out (the gate's reasons say why).
+func convergenceRounds(rounds []*roundData) []convergence.Round {
+	var out []convergence.Round
+	for _, r := range rounds {
+		if r.state != published || r.rec == nil || r.rec.DryRun {
+			continue
+		}
+		finds := r.findings
+		if finds == nil {
+			_, fs, err := round.Load(r.abs)
+			if err != nil {
+				continue
+			}
+			finds = fs.Findings
+		}
+		cr := convergence.Round{Name: r.name, Stage: r.rec.Stage, Head: r.rec.Head, Counted: r.rec.Cap.Counted,
+			FollowUp: r.rec.FollowUp, Findings: finds, Last: r.last}
+		if r.rec.Cap.RerunOf != nil {
+			cr.RerunOf = filepath.Base(*r.rec.Cap.RerunOf)
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// convergenceOf is the series' convergence (docs/status.md §2): git says
+// whether a round's head holds a fix commit.
+func convergenceOf(rounds []convergence.Round, repo string) convergence.Report {
+	return convergence.Of(rounds, func(c, head string) bool {
+		return repo != "" && Contains(repo, head, []string{c})[c] == nil
+	})
+}
+
+// LoopText is the loop in words (spar status, cap-report): the trend, one
+// line per round, one per reviewer; each line starts with indent.
+func LoopText(c *convergence.Report, indent string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sloop: %s\n", indent, c.Trend)
+	for _, r := range c.Rounds {
+		line := fmt.Sprintf("%s  %s: %d new (%d %s), %d %s", indent, r.Round, r.New, r.NewDefects, pluralWord(r.NewDefects, "defect", "defects"), r.Repeats, pluralWord(r.Repeats, "repeat", "repeats"))
+		if len(r.FixesConfirmed) > 0 {
+			line += ", fixes confirmed: " + strings.Join(r.FixesConfirmed, ", ")
+		}
+		b.WriteString(line + "\n")
+	}
+	for _, rv := range c.Reviewers {
+		fmt.Fprintf(&b, "%sreviewer %s: %s\n", indent, rv.Reviewer, ReviewerText(rv))
+	}
+	return b.String()
+}
+
+// ReviewerText is how a reviewer's findings were disposed, in words.
+func ReviewerText(rv convergence.ReviewerFigures) string {
+	parts := []string{}
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{rv.Fixed, "fixed"}, {rv.Rejected, "rejected"}, {rv.Deferred, "deferred"}, {rv.AutoDeferred, "deferred automatically"},
+		{rv.Duplicate, "duplicate"}, {rv.Accepted, "accepted"}, {rv.Answered, "answered"}, {rv.Open, "open"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+		}
+	}
+	return fmt.Sprintf("%d %s (%s)", rv.Findings, pluralWord(rv.Findings, "finding", "findings"), strings.Join(parts, ", "))
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
