@@ -33,6 +33,11 @@ type Config struct {
 	Exclude []string `json:"exclude,omitempty"`
 	Rules   []string `json:"rules"`
 	Digest  string   `json:"digest"`
+	// BudgetUSD is the user configuration's top-level budget_usd: the
+	// most the round's reviewers may spend together, in US dollars
+	// (docs/review-round.md "Spend and budgets"). Absent when not written,
+	// so that records and digests without it stay as they were.
+	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 
 	// ConfiguredNames are the names of every reviewer the user
 	// configuration determines, whatever --reviewers picked. They are not
@@ -97,6 +102,10 @@ type Reviewer struct {
 	// process gets beyond its preset's (spar's own entry key, docs/sandbox.md
 	// "The environment"); absent when the entry names none.
 	Env []string `json:"env,omitempty"`
+	// BudgetUSD is the entry's budget_usd: the most one attempt of the
+	// reviewer may spend, in US dollars (spar's own key); absent when not
+	// written.
+	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 }
 
 type Caps struct {
