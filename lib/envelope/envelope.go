@@ -358,6 +358,24 @@ type Attempt struct {
 	// (G14): a reviewer named claude that is some other program on PATH
 	// shows as such. Null when none was resolved.
 	Executable *Executable `json:"executable"`
+	// Spend is what spar counted of the attempt's spend while it ran
+	// (docs/review-round.md "Spend and budgets"); absent when no budget
+	// applied (neither the round's nor the reviewer's budget_usd).
+	Spend *Spend `json:"spend,omitempty"`
+}
+
+// Spend is one attempt's spend as spar counted it against a budget.
+type Spend struct {
+	// USD is the attempt's spend in US dollars: the CLI's own final cost
+	// when it states one, else its tokens priced by lib/spend's table.
+	USD float64 `json:"usd"`
+	// BudgetUSD is the attempt's own budget (the entry's budget_usd), null
+	// when it has none (only the round's applies).
+	BudgetUSD *float64 `json:"budget_usd"`
+	// Unpriced says why part of the spend is unknown in dollars (a model
+	// not in the price table): the budget could not be enforced for it.
+	// Absent when every statement was priced.
+	Unpriced string `json:"unpriced,omitempty"`
 }
 
 // Usage is one attempt's token counts and cost as its output states them;
