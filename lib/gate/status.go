@@ -40,10 +40,20 @@ type SeriesStatus struct {
 	Caps              []StatusCap     `json:"caps"`
 	// CapsError says why the caps could not be read ("" when they were).
 	CapsError string `json:"caps_error,omitempty"`
+	// Spend is the latest round's spend against its budgets
+	// (docs/review-round.md "Spend and budgets"); absent when no budget
+	// applied to it.
+	Spend *StatusSpend `json:"spend,omitempty"`
 	// Reasons are the gate's blocked reasons, as spar gate prints them.
 	Reasons []string `json:"reasons"`
 	// Next is the one command that moves the series forward.
 	Next string `json:"next"`
+}
+
+// StatusSpend is a round's spend against its budgets.
+type StatusSpend struct {
+	Round string `json:"round"`
+	round.Spend
 }
 
 // States of a series beside the gate's passed and blocked.
@@ -236,6 +246,15 @@ func seriesStatus(series string) SeriesStatus {
 		out.Latest = &StatusRound{Name: s.latest.name, Dir: s.dirOf(s.latest), Stage: s.latest.rec.Stage,
 			Base: s.latest.rec.Base, Head: s.latest.rec.Head, Counted: s.latest.rec.Cap.Counted && !s.latest.rec.DryRun}
 		out.Head = headRelation(s)
+		rec := s.latest.rec
+		if !s.latest.full {
+			rec, _ = round.ReadRecord(s.latest.abs)
+		}
+		if rec != nil {
+			if sp, ok := round.RecordSpend(rec); ok {
+				out.Spend = &StatusSpend{Round: s.latest.name, Spend: sp}
+			}
+		}
 	}
 	type member struct {
 		r *roundData
@@ -478,6 +497,9 @@ func (st *Status) Text() string {
 				caps = append(caps, fmt.Sprintf("%s %d/%s", c.Stage, c.Used, intp(c.Limit)))
 			}
 			w("  caps (rounds used/limit): %s\n", strings.Join(caps, ", "))
+		}
+		if s.Spend != nil {
+			w("  budget: %s (round %s)\n", oneLine(summary.SpendText(s.Spend.Spend)), oneLine(s.Spend.Round))
 		}
 		if n := len(s.Reasons); n > 0 {
 			w("  blocked: %s (spar gate prints each)\n", plural(n, "reason"))
