@@ -71,11 +71,10 @@ func (b *RoundBudget) set(m *meter, usd float64) (crossed bool, total float64) {
 // meter holds one attempt's spend against its budgets: the reviewer's own
 // (budget_usd of its entry, per attempt) and the round's.
 type meter struct {
-	name   string
-	own    *float64
-	round  *RoundBudget
-	warn   func(format string, args ...any)
-	priced bool // the preset states a spend spar prices (claude, codex)
+	name  string
+	own   *float64
+	round *RoundBudget
+	warn  func(format string, args ...any)
 
 	mu       sync.Mutex
 	usd      float64
@@ -86,13 +85,17 @@ type meter struct {
 }
 
 // newMeter is the meter of one attempt of r, nil when no budget applies
-// (then nothing of spend is recorded: without budget_usd nothing changes).
+// (then nothing of spend is recorded: without budget_usd nothing changes)
+// and for a preset whose output states no spend spar prices (agy, command:
+// outside every budget, docs/review-round.md "Spend and budgets").
 func newMeter(r Reviewer, p preset.Preset, prog *Progress) *meter {
 	if r.Config.BudgetUSD == nil && r.Budget == nil {
 		return nil
 	}
-	return &meter{name: r.Config.Name, own: r.Config.BudgetUSD, round: r.Budget, warn: prog.Warn,
-		priced: p.Name() == envelope.PresetClaude || p.Name() == envelope.PresetCodex}
+	if p.Name() != envelope.PresetClaude && p.Name() != envelope.PresetCodex {
+		return nil
+	}
+	return &meter{name: r.Config.Name, own: r.Config.BudgetUSD, round: r.Budget, warn: prog.Warn}
 }
 
 // observe takes one line's spend and returns why the attempt must stop
@@ -143,7 +146,7 @@ func (m *meter) attach(stop func(reason string)) {
 	m.stop = stop
 	pending := m.pending
 	m.mu.Unlock()
-	if m.round != nil && m.priced {
+	if m.round != nil {
 		m.round.mu.Lock()
 		m.round.running[m] = true
 		m.round.mu.Unlock()
