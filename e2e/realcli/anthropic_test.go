@@ -41,6 +41,10 @@ type anthropicMock struct {
 	seq     int
 	main    int // main-conversation requests answered so far
 	refused int // requests a refusal scenario was asked
+	// spend scenario: when the crossing answer was sent, and the open
+	// connections (the CLI's going away closes them all).
+	crossed bool
+	open    int
 }
 
 // logEntry is one line of the request log.
@@ -74,6 +78,7 @@ var scenarios = map[string]string{
 	"nomodel":        "404 not_found_error for the model",
 	"drop":           "starts the stream, then drops the connection (every main request, or the first drop= of them)",
 	"subagent":       "host session: the main model starts a subagent (Agent tool) whose model reads prompt.md, packet.md and read= and answers",
+	"spend":          "as review, but the first answer states input= input tokens (a spend that crosses the budget) and the next request is held until the CLI goes away (or hold= seconds)",
 }
 
 func cmdAnthropic(ts *testscript.TestScript, neg bool, args []string) {
@@ -88,6 +93,8 @@ func cmdAnthropic(ts *testscript.TestScript, neg bool, args []string) {
 		startAnthropic(ts, args[1:])
 	case "fallback-time":
 		fallbackTime(ts, args[1:])
+	case "stop-time":
+		stopTime(ts, args[1:])
 	default:
 		ts.Fatalf("anthropic: unknown subcommand %q", args[0])
 	}
@@ -115,7 +122,7 @@ func startAnthropic(ts *testscript.TestScript, args []string) {
 	if err != nil {
 		ts.Fatalf("anthropic: %v", err)
 	}
-	srv := &http.Server{Handler: m}
+	srv := &http.Server{Handler: m, ConnState: m.connState}
 	go srv.Serve(ln)
 	ts.Defer(func() { srv.Close() })
 	ts.Setenv("ANTHROPIC_BASE_URL", "http://"+ln.Addr().String())
@@ -126,6 +133,27 @@ func startAnthropic(ts *testscript.TestScript, args []string) {
 	ts.Setenv("DISABLE_AUTOUPDATER", "1")
 	ts.Setenv("DISABLE_TELEMETRY", "1")
 	ts.Setenv("DISABLE_ERROR_REPORTING", "1")
+}
+
+// connState counts the CLI's connections; once the crossing answer was
+// sent, the moment the last one closes is logged (Reply "all closed"): the
+// CLI stopped (spend scenario, anthropic stop-time).
+func (m *anthropicMock) connState(_ net.Conn, st http.ConnState) {
+	m.mu.Lock()
+	switch st {
+	case http.StateNew:
+		m.open++
+	case http.StateClosed, http.StateHijacked:
+		m.open--
+	}
+	closed := m.crossed && m.open == 0
+	if closed {
+		m.crossed = false
+	}
+	m.mu.Unlock()
+	if closed {
+		m.record(logEntry{Time: time.Now().UTC(), Path: "(connections)", Reply: "all closed", Headers: map[string]string{}})
+	}
 }
 
 func (m *anthropicMock) opt(k, def string) string {
@@ -246,15 +274,42 @@ func (m *anthropicMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if m.scenario == "spend" && n > 1 {
+			// The reviewer goes on after the crossing answer: held until
+			// the CLI goes away (spar stopped it) or hold= seconds.
+			hold, _ := strconv.Atoi(m.opt("hold", "60"))
+			select {
+			case <-r.Context().Done():
+				e.Status, e.Reply = 0, "held; the CLI went away"
+				return
+			case <-time.After(time.Duration(hold) * time.Second):
+			}
+		}
 		blocks, stop = m.turn(req)
 	}
 	answer := m.opt("answer_model", e.Model)
 	e.Status = 200
 	e.Reply = describe(blocks)
+	u := usage()
+	crossing := m.scenario == "spend" && e.Main && m.main == 1
+	if crossing {
+		n, _ := strconv.Atoi(m.opt("input", "100000"))
+		u["input_tokens"] = n
+	}
 	if e.Stream {
-		writeSSE(w, answer, blocks, stop)
+		writeSSE(w, answer, blocks, stop, u)
 	} else {
-		writeJSON(w, 200, message(answer, blocks, stop))
+		writeJSON(w, 200, message(answer, blocks, stop, u))
+	}
+	if crossing {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		e.Reply += "; crossing sent"
+		e.Time = time.Now().UTC()
+		m.mu.Lock()
+		m.crossed = true
+		m.mu.Unlock()
 	}
 }
 
@@ -274,7 +329,7 @@ func (m *anthropicMock) turn(req gjson.Result) ([]block, string) {
 	}
 	done := []block{{Type: "text", Text: "Review submitted."}}
 	switch m.scenario {
-	case "review", "ratelimit", "ratelimit-wait", "overloaded", "nomodel", "drop":
+	case "review", "ratelimit", "ratelimit-wait", "overloaded", "nomodel", "drop", "spend":
 		switch results {
 		case 0:
 			return []block{{Type: "tool_use", Name: "Read", Input: map[string]any{"file_path": abs(m.opt("read", "head/README.md"))}}}, "tool_use"
@@ -476,7 +531,7 @@ func usage() map[string]any {
 		"cache_creation_input_tokens": 300, "cache_read_input_tokens": 400}
 }
 
-func message(model string, bs []block, stop string) map[string]any {
+func message(model string, bs []block, stop string, u map[string]any) map[string]any {
 	content := []any{}
 	for _, b := range bs {
 		if b.Type == "tool_use" {
@@ -486,7 +541,7 @@ func message(model string, bs []block, stop string) map[string]any {
 		}
 	}
 	return map[string]any{"id": newID("msg"), "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage()}
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": u}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -511,13 +566,12 @@ func sse(bw *bufio.Writer, event string, v any) {
 	fmt.Fprintf(bw, "event: %s\ndata: %s\n\n", event, b)
 }
 
-func writeSSE(w http.ResponseWriter, model string, bs []block, stop string) {
+func writeSSE(w http.ResponseWriter, model string, bs []block, stop string, u map[string]any) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("request-id", newID("req"))
 	w.WriteHeader(200)
 	bw := bufio.NewWriter(w)
-	u := usage()
 	sse(bw, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": newID("msg"), "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
@@ -620,6 +674,46 @@ func fallbackTime(ts *testscript.TestScript, args []string) {
 	ts.Logf("refusal to fallback: %v (first 429 at request %d, fallback's first request %d)", d.Round(time.Millisecond), refused.Seq, fb.Seq)
 	fmt.Fprintf(ts.Stdout(), "refusal-to-fallback %s\n", d.Round(time.Millisecond))
 	noteGap(d)
+}
+
+// stopTime: anthropic stop-time: the log has the spend scenario's crossing
+// answer ("crossing sent") and, after it, the moment the CLI's last
+// connection closed ("all closed": spar stopped it); logs and prints the
+// time between them and keeps it for BenchmarkBudgetStop. The figure is
+// measured by `make bench`, never judged by a test.
+func stopTime(ts *testscript.TestScript, args []string) {
+	if len(args) != 0 {
+		ts.Fatalf("usage: anthropic stop-time")
+	}
+	// The server notices the closed connections just after the CLI died.
+	for wait := 0; ; wait++ {
+		var sent, closed *logEntry
+		es := readLog(ts)
+		for i := range es {
+			e := &es[i]
+			if sent == nil && strings.HasSuffix(e.Reply, "; crossing sent") {
+				sent = e
+			}
+			if sent != nil && closed == nil && e.Reply == "all closed" {
+				closed = e
+			}
+		}
+		if sent == nil {
+			ts.Fatalf("anthropic.log: no crossing answer was sent")
+		}
+		if closed == nil && wait < 50 {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if closed == nil {
+			ts.Fatalf("anthropic.log: the CLI's connections did not all close after the crossing answer")
+		}
+		d := closed.Time.Sub(sent.Time)
+		ts.Logf("crossing answer to stop: %v", d.Round(time.Millisecond))
+		fmt.Fprintf(ts.Stdout(), "crossing-to-stop %s\n", d.Round(time.Millisecond))
+		noteStop(d)
+		return
+	}
 }
 
 // plantedRepo is the reviewed repository of the claude scripts: a Git

@@ -107,6 +107,7 @@ func userSource(getenv func(string) string, c *envelope.Config) ([]entry, int, e
 		if err != nil {
 			return nil, 0, err
 		}
+		c.BudgetUSD = u.Budget
 		switch {
 		case !u.HasReviewers:
 			c.Source.Note = "no reviewers key: the default list " + strings.Join(DefaultList, ", ")
@@ -387,6 +388,7 @@ func apply(e entry, fileTimeout int, chosen map[string]*choice) envelope.Reviewe
 	if len(e.Env) > 0 {
 		r.Env = e.Env
 	}
+	r.BudgetUSD = e.Budget
 	if p.UsesArgv {
 		r.Argv = e.Argv
 	}

@@ -61,8 +61,17 @@ func DigestValue(c *envelope.Config) map[string]any {
 	if len(c.Exclude) > 0 {
 		v["exclude"] = list(c.Exclude)
 	}
+	// budget_usd likewise: covered when written, as its shortest decimal
+	// text (canonical JSON here has no floats).
+	if c.BudgetUSD != nil {
+		v["budget_usd"] = money(*c.BudgetUSD)
+	}
 	return v
 }
+
+// money is a budget as the digest covers it: the shortest decimal text
+// that reads back as the same float ("0.5", "2").
+func money(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // ReviewerValue is one applied reviewer entry as the digest covers it: its
 // applied values, never where they came from. Two entries with the same
@@ -89,6 +98,9 @@ func ReviewerValue(r envelope.Reviewer) map[string]any {
 	if len(r.Env) > 0 {
 		v["env"] = optList(r.Env)
 	}
+	if r.BudgetUSD != nil {
+		v["budget_usd"] = money(*r.BudgetUSD)
+	}
 	return v
 }
 
@@ -99,7 +111,7 @@ func ReviewerChanges(a, b envelope.Reviewer) []string {
 	var keys []string
 	for k := range vb {
 		if _, ok := va[k]; !ok {
-			keys = append(keys, k) // env, in b only
+			keys = append(keys, k) // env, budget_usd, in b only
 		}
 	}
 	for k := range va {

@@ -13,12 +13,15 @@ type Preset struct {
 	Effort        string
 	// Keys the preset uses besides name, preset and timeout_seconds.
 	UsesBinary, UsesModel, UsesEffort, UsesArgv bool
+	// Priced: the output states a spend spar can price while the
+	// reviewer runs (claude, codex), so the entry takes budget_usd.
+	Priced bool
 }
 
 // Presets in the contract's order.
 var Presets = []Preset{
-	{Name: envelope.PresetClaude, Isolation: "verified", Required: true, Model: "opus", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
-	{Name: envelope.PresetCodex, Isolation: "verified", Required: true, Model: "gpt-6-astra", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true},
+	{Name: envelope.PresetClaude, Isolation: "verified", Required: true, Model: "opus", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true, Priced: true},
+	{Name: envelope.PresetCodex, Isolation: "verified", Required: true, Model: "gpt-6-astra", Effort: "high", UsesBinary: true, UsesModel: true, UsesEffort: true, Priced: true},
 	// agy does not use effort.
 	{Name: envelope.PresetAgy, Isolation: "verified", Required: true, Model: "gemini-4-argon-high", FallbackModel: "gemini-3.8-flash-high", UsesBinary: true, UsesModel: true},
 	{Name: envelope.PresetNative, Isolation: "host", Required: true},

@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/sandbox"
+	"github.com/jaekit/spar/lib/spend"
 )
 
 // userFile is a user configuration file (G17, G19–G21) after its checks.
 type userFile struct {
-	Timeout      int  // top-level timeout_seconds; 0 when not written
-	HasReviewers bool // the reviewers key is present
+	Timeout      int      // top-level timeout_seconds; 0 when not written
+	Budget       *float64 // top-level budget_usd; nil when not written
+	HasReviewers bool     // the reviewers key is present
 	Entries      []entry
 }
 
@@ -29,9 +31,10 @@ type entry struct {
 	AllowedEfforts []string
 	Timeout        int      // 0 when not written
 	Env            []string // nil when not written
+	Budget         *float64 // budget_usd; nil when not written
 }
 
-var reviewerKeys = []string{"name", "preset", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts", "timeout_seconds", "env"}
+var reviewerKeys = []string{"name", "preset", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts", "timeout_seconds", "env", "budget_usd"}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -52,8 +55,8 @@ func parseUser(file string, b []byte) (*userFile, error) {
 	// G17: unknown keys, in document order.
 	for _, k := range d.keys {
 		switch {
-		case !contains([]string{"timeout_seconds", "reviewers"}, k.path[0]):
-			return nil, cfgErr(file, k.pos.line, "unknown key %q (a user configuration has timeout_seconds and [[reviewers]])", k.path[0])
+		case !contains([]string{"timeout_seconds", "budget_usd", "reviewers"}, k.path[0]):
+			return nil, cfgErr(file, k.pos.line, "unknown key %q (a user configuration has timeout_seconds, budget_usd and [[reviewers]])", k.path[0])
 		case k.path[0] == "reviewers" && len(k.path) >= 3 && isIndex(k.path[1]) && !contains(reviewerKeys, k.path[2]):
 			return nil, cfgErr(file, k.pos.line, "unknown key %q in [[reviewers]] (keys: %s)", k.path[2], strings.Join(reviewerKeys, ", "))
 		}
@@ -61,6 +64,11 @@ func parseUser(file string, b []byte) (*userFile, error) {
 	u := &userFile{}
 	if v, ok := d.data["timeout_seconds"]; ok {
 		if u.Timeout, err = timeoutValue(file, d.line("timeout_seconds"), "timeout_seconds", v); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := d.data["budget_usd"]; ok {
+		if u.Budget, err = budgetValue(file, d.line("budget_usd"), v); err != nil {
 			return nil, err
 		}
 	}
@@ -182,6 +190,10 @@ func parseEntry(d *tomlDoc, idx string, tbl map[string]any) (entry, int, error) 
 			if e.Env, err = envValue(d, idx, v); err != nil {
 				return e, 0, err
 			}
+		case "budget_usd":
+			if e.Budget, err = budgetValue(file, l, v); err != nil {
+				return e, 0, err
+			}
 		}
 	}
 	if p.UsesArgv && e.Argv == nil {
@@ -218,8 +230,30 @@ func uses(p Preset, key string) bool {
 	case "env":
 		// Every preset spar starts a process for (not native).
 		return p.UsesArgv || p.UsesBinary
+	case "budget_usd":
+		// The presets whose output states a spend spar can price while
+		// it streams (docs/review-round.md "Spend and budgets").
+		return p.Priced
 	}
 	return false
+}
+
+// budgetValue checks a budget_usd (spar's own key, top level and per
+// entry): a TOML integer or float above 0, finite.
+func budgetValue(file string, line int, v any) (*float64, error) {
+	var f float64
+	switch x := v.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return nil, cfgErr(file, line, "budget_usd: want a number of US dollars above 0, got %s", typeName(v))
+	}
+	if !spend.Valid(f) {
+		return nil, cfgErr(file, line, "budget_usd: want a number of US dollars above 0, got %s", typeName(v))
+	}
+	return &f, nil
 }
 
 // envValue checks an entry's env (spar's own key, docs/sandbox.md "The

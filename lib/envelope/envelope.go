@@ -33,6 +33,11 @@ type Config struct {
 	Exclude []string `json:"exclude,omitempty"`
 	Rules   []string `json:"rules"`
 	Digest  string   `json:"digest"`
+	// BudgetUSD is the user configuration's top-level budget_usd: the
+	// most the round's reviewers may spend together, in US dollars
+	// (docs/review-round.md "Spend and budgets"). Absent when not written,
+	// so that records and digests without it stay as they were.
+	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 
 	// ConfiguredNames are the names of every reviewer the user
 	// configuration determines, whatever --reviewers picked. They are not
@@ -97,6 +102,10 @@ type Reviewer struct {
 	// process gets beyond its preset's (spar's own entry key, docs/sandbox.md
 	// "The environment"); absent when the entry names none.
 	Env []string `json:"env,omitempty"`
+	// BudgetUSD is the entry's budget_usd: the most one attempt of the
+	// reviewer may spend, in US dollars (spar's own key); absent when not
+	// written.
+	BudgetUSD *float64 `json:"budget_usd,omitempty"`
 }
 
 type Caps struct {
@@ -416,6 +425,24 @@ type Attempt struct {
 	// (G14): a reviewer named claude that is some other program on PATH
 	// shows as such. Null when none was resolved.
 	Executable *Executable `json:"executable"`
+	// Spend is what spar counted of the attempt's spend while it ran
+	// (docs/review-round.md "Spend and budgets"); absent when no budget
+	// applied (neither the round's nor the reviewer's budget_usd).
+	Spend *Spend `json:"spend,omitempty"`
+}
+
+// Spend is one attempt's spend as spar counted it against a budget.
+type Spend struct {
+	// USD is the attempt's spend in US dollars: the CLI's own final cost
+	// when it states one, else its tokens priced by lib/spend's table.
+	USD float64 `json:"usd"`
+	// BudgetUSD is the attempt's own budget (the entry's budget_usd), null
+	// when it has none (only the round's applies).
+	BudgetUSD *float64 `json:"budget_usd"`
+	// Unpriced says why part of the spend is unknown in dollars (a model
+	// not in the price table): the budget could not be enforced for it.
+	// Absent when every statement was priced.
+	Unpriced string `json:"unpriced,omitempty"`
 }
 
 // Usage is one attempt's token counts and cost as its output states them;

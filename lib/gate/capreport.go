@@ -74,6 +74,10 @@ type CapRound struct {
 	RerunOf *string `json:"rerun_of"`
 	// Usage is the round's total (round.RecordUsage over its attempts).
 	Usage round.UsageTotal `json:"usage"`
+	// Spend is the round's spend against its budgets
+	// (docs/review-round.md "Spend and budgets"); absent when no budget
+	// applied to it.
+	Spend *round.Spend `json:"spend,omitempty"`
 }
 
 // RefusalError is a cap-report refusal (65): the series does not exist, is
@@ -152,6 +156,9 @@ func capReport(dir, abs string, rounds []*roundData) (*CapReport, error) {
 			}
 		}
 		cr.Usage = round.RecordUsage(full)
+		if sp, ok := round.RecordSpend(full); ok {
+			cr.Spend = &sp
+		}
 		rep.Rounds = append(rep.Rounds, cr)
 	}
 	rep.Usage = round.UsageTotal{Unstated: []string{}}
@@ -228,6 +235,20 @@ func (rep *CapReport) Markdown() string {
 		b.WriteString(summary.UsageRow(s.Stage, s.Usage))
 	}
 	b.WriteString(summary.UsageRow("all stages", rep.Usage))
+	// Spend against the budgets, only for a series where one applied.
+	var spent []CapRound
+	for _, r := range rep.Rounds {
+		if r.Spend != nil {
+			spent = append(spent, r)
+		}
+	}
+	if len(spent) > 0 {
+		b.WriteString("\n## Spend against budgets\n\n")
+		b.WriteString("What spar counted while the reviewers ran (docs/review-round.md \"Spend and budgets\"), per round with a budget.\n\n")
+		for _, r := range spent {
+			fmt.Fprintf(&b, "- %s: %s\n", cell(r.Name), cell(summary.SpendText(*r.Spend)))
+		}
+	}
 	b.WriteString("\n## Extensions\n\n")
 	n := 0
 	for _, s := range rep.Stages {

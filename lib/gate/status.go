@@ -48,10 +48,20 @@ type SeriesStatus struct {
 	// Convergence is the loop's figures: per round, a trend line, per
 	// reviewer (null with no recorded round).
 	Convergence *convergence.Report `json:"convergence"`
+	// Spend is the latest round's spend against its budgets
+	// (docs/review-round.md "Spend and budgets"); absent when no budget
+	// applied to it.
+	Spend *StatusSpend `json:"spend,omitempty"`
 	// Reasons are the gate's blocked reasons, as spar gate prints them.
 	Reasons []string `json:"reasons"`
 	// Next is the one command that moves the series forward.
 	Next string `json:"next"`
+}
+
+// StatusSpend is a round's spend against its budgets.
+type StatusSpend struct {
+	Round string `json:"round"`
+	round.Spend
 }
 
 // States of a series beside the gate's passed and blocked.
@@ -256,6 +266,15 @@ func seriesStatus(series string) SeriesStatus {
 		out.Latest = &StatusRound{Name: s.latest.name, Dir: s.dirOf(s.latest), Stage: s.latest.rec.Stage,
 			Base: s.latest.rec.Base, Head: s.latest.rec.Head, Counted: s.latest.rec.Cap.Counted && !s.latest.rec.DryRun}
 		out.Head = headRelation(s)
+		rec := s.latest.rec
+		if !s.latest.full {
+			rec, _ = round.ReadRecord(s.latest.abs)
+		}
+		if rec != nil {
+			if sp, ok := round.RecordSpend(rec); ok {
+				out.Spend = &StatusSpend{Round: s.latest.name, Spend: sp}
+			}
+		}
 	}
 	type member struct {
 		r *roundData
@@ -530,6 +549,9 @@ func (st *Status) Text() string {
 		}
 		if c := s.Convergence; c != nil && c.Trend != "" {
 			w("%s", LoopText(c, "  "))
+		}
+		if s.Spend != nil {
+			w("  budget: %s (round %s)\n", oneLine(summary.SpendText(s.Spend.Spend)), oneLine(s.Spend.Round))
 		}
 		if n := len(s.Reasons); n > 0 {
 			w("  blocked: %s (spar gate prints each)\n", plural(n, "reason"))

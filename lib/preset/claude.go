@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/spend"
 	"github.com/tidwall/gjson"
 )
 
@@ -76,6 +77,7 @@ type claudeMonitor struct {
 	invalid  bool
 	usage    *envelope.Usage
 	seen     bool // a result event was seen
+	meter    meter
 }
 
 // synthetic is the model the CLI names on messages it writes itself (an
@@ -111,6 +113,9 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 			m.errors = append(m.errors, e.String())
 		}
 		var act Signal
+		if u := ev.Get("message.usage"); u.IsObject() {
+			act.Spend = m.meter.message(ev.Get("message.id").String(), ev.Get("message.model").String(), claudeTokens(u))
+		}
 		for _, c := range ev.Get("message.content").Array() {
 			if c.Get("type").String() != "tool_use" {
 				continue
@@ -126,8 +131,31 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 		return act
 	case "result":
 		m.resultEvent(ev)
+		if v := ev.Get("total_cost_usd"); v.Type == gjson.Number {
+			// The CLI's own total: what the attempt spent, whatever
+			// spar's table made of the messages.
+			return Signal{Spend: &Spend{USD: v.Float(), End: true}}
+		}
 	}
 	return Signal{}
+}
+
+// claudeTokens are an assistant message's usage as the Messages API states
+// it: input, output, cache read, and cache writes split by duration when
+// cache_creation says which (else of unstated duration).
+func claudeTokens(u gjson.Result) spend.Tokens {
+	t := spend.Tokens{Input: u.Get("input_tokens").Int(), Output: u.Get("output_tokens").Int(),
+		CacheRead: u.Get("cache_read_input_tokens").Int()}
+	cw := u.Get("cache_creation_input_tokens").Int()
+	if cc := u.Get("cache_creation"); cc.IsObject() {
+		t.CacheWrite5m = cc.Get("ephemeral_5m_input_tokens").Int()
+		t.CacheWrite1h = cc.Get("ephemeral_1h_input_tokens").Int()
+		cw -= t.CacheWrite5m + t.CacheWrite1h
+	}
+	if cw > 0 {
+		t.CacheWrite = cw
+	}
+	return t
 }
 
 // claudeArg is a tool_use input's main argument for the progress line: the

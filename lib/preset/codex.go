@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/spend"
 	"github.com/tidwall/gjson"
 )
 
@@ -105,6 +106,17 @@ type codexMonitor struct {
 	lastError string // the last error event's message
 	usage     *envelope.Usage
 	calls     map[string]bool // command items counted for progress, by id
+	priceAs   string          // the attempt's model: codex's stream names none
+	turns     int
+	meter     meter
+}
+
+// PriceAs is the model codex's tokens are priced at (Pricer): the one the
+// attempt asked for, since the stream does not state one.
+func (m *codexMonitor) PriceAs(model *string) {
+	if model != nil {
+		m.priceAs = *model
+	}
 }
 
 func (m *codexMonitor) Line(line []byte) Signal {
@@ -148,6 +160,23 @@ func (m *codexMonitor) Line(line []byte) Signal {
 	case "turn.completed":
 		m.completed = true
 		m.usage = codexUsage(ev.Get("usage"))
+		// codex states its tokens only here, at the turn's end
+		// (docs/review-round.md "Spend and budgets").
+		if u := ev.Get("usage"); u.IsObject() {
+			in, cached := u.Get("input_tokens").Int(), u.Get("cached_input_tokens").Int()
+			if cached > in {
+				cached = in
+			}
+			m.turns++
+			model := m.priceAs
+			if v := ev.Get("model"); v.Type == gjson.String && v.String() != "" {
+				model = v.String()
+			}
+			sp := m.meter.message(fmt.Sprintf("turn %d", m.turns), model,
+				spend.Tokens{Input: in - cached, CacheRead: cached, Output: u.Get("output_tokens").Int()})
+			sp.End = true
+			return Signal{Spend: sp}
+		}
 	case "turn.failed":
 		msg := ev.Get("error.message").String()
 		m.errors = append(m.errors, msg)

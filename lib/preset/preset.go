@@ -89,6 +89,30 @@ type Signal struct {
 	// status.
 	Calls int
 	Last  string
+	// Spend is the attempt's spend so far as this line states it (nil:
+	// the line states none): the runner holds it against the budgets
+	// (docs/review-round.md "Spend and budgets").
+	Spend *Spend
+}
+
+// Spend is an attempt's spend so far, in US dollars, counted from what its
+// output has stated up to a line.
+type Spend struct {
+	USD float64
+	// Unpriced says why some stated tokens could not be priced (a model
+	// not in lib/spend's table), "" when all were.
+	Unpriced string
+	// End: the line ends the turn (claude's result event, codex's
+	// turn.completed): the spend is the attempt's whole and nothing is
+	// left to stop.
+	End bool
+}
+
+// Pricer is a Monitor that prices tokens at the model the attempt asked
+// for, because its output does not name the model (codex); the runner
+// gives it the attempt's model before the first line.
+type Pricer interface {
+	PriceAs(model *string)
 }
 
 // Activity is a Signal of only tool calls: Calls is 0 for nothing.

@@ -65,6 +65,9 @@ type procResult struct {
 	// the attempt was stopped at once (docs/review-round.md §4).
 	refusal *refusal.Match
 	overCap string // "stdout" or "stderr" passed OutputCap
+	// budget is why a budget stopped the attempt (docs/review-round.md
+	// "Spend and budgets"): its own, or the round's.
+	budget string
 	// sandbox is what confined the process (docs/sandbox.md): "landlock
 	// ABI 7; pid namespace", or "none: <why>".
 	sandbox string
@@ -102,7 +105,7 @@ func sandboxFor(r Reviewer, presetName, exe string) sandbox.Reviewer {
 // it arrives. On the deadline, a violation or an output past its cap, the
 // whole group gets SIGTERM, then SIGKILL after Grace; after the leader exits
 // the group gets SIGKILL anyway, so that no grandchild outlives the reviewer.
-func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadline time.Time, out, errs *sink, mon preset.Monitor) procResult {
+func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadline time.Time, out, errs *sink, mon preset.Monitor, met *meter) procResult {
 	var res procResult
 	argv := append([]string(nil), inv.Args...)
 	if !strings.Contains(argv[0], "/") {
@@ -213,6 +216,17 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 		default:
 		}
 	}
+	if met != nil {
+		// The round's budget spent by another reviewer stops this one.
+		met.attach(func(why string) {
+			request(func() {
+				if res.budget == "" {
+					res.budget = why
+				}
+			})
+		})
+		defer met.detach()
+	}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() {
@@ -225,6 +239,16 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 			if sig.Retry != "" {
 				if m := refusal.Scan(sig.Retry); m.Refused() {
 					request(func() { res.refusal = &m })
+					return true
+				}
+			}
+			if sig.Spend != nil && met != nil {
+				if why := met.observe(*sig.Spend); why != "" {
+					request(func() {
+						if res.budget == "" {
+							res.budget = why
+						}
+					})
 					return true
 				}
 			}
@@ -340,7 +364,7 @@ func pump(r io.Reader, s *sink, mon preset.Monitor, stop func(preset.Signal) boo
 		if !watching {
 			return
 		}
-		if sig := mon.Line(l); (sig.Violation != "" || sig.Retry != "") && stop(sig) {
+		if sig := mon.Line(l); (sig.Violation != "" || sig.Retry != "" || sig.Spend != nil) && stop(sig) {
 			watching = false
 		}
 	}

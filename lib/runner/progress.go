@@ -66,6 +66,17 @@ func (p *Progress) Line(format string, args ...any) {
 	fmt.Fprintf(p.w, "spar: %s\n", escapeControls(fmt.Sprintf(format, args...)))
 }
 
+// Warn prints "spar: warning: " and the formatted text, even when quiet: a
+// warning is not progress.
+func (p *Progress) Warn(format string, args ...any) {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "spar: warning: %s\n", escapeControls(fmt.Sprintf(format, args...)))
+}
+
 // escapeControls shows control characters as Go escapes (\x1b, \n): a
 // reviewer's reason (its last stderr line) reaches the user's terminal, and
 // a terminal escape in it must not act there, nor a newline split the line.

@@ -21,6 +21,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
 	"github.com/jaekit/spar/lib/sandbox"
+	"github.com/jaekit/spar/lib/spend"
 )
 
 // VersionLimit is the most the version check may take (G19); a variable
@@ -56,6 +57,9 @@ type Reviewer struct {
 	// what it decides (invalid_output and why), so that the progress line
 	// never contradicts the verdict line. It changes nothing recorded.
 	Check func(envelope.ReviewerRun) (status, reason string)
+	// Budget is the round's budget_usd, shared by every reviewer of the
+	// round; nil when the configuration writes none.
+	Budget *RoundBudget
 }
 
 // New returns the run record of a reviewer before anything ran.
@@ -125,7 +129,7 @@ func Run(r Reviewer, prog *Progress) envelope.ReviewerRun {
 				os.Rename(filepath.Join(r.Dir, f), filepath.Join(r.Dir, fmt.Sprintf("attempt-%d.%s", i, f)))
 			}
 		}
-		a := attempt(r, p, models[i], act)
+		a := attempt(r, p, models[i], act, prog)
 		run.Attempts = append(run.Attempts, a.rec)
 		if a.version != "" {
 			run.Version = a.version
@@ -195,7 +199,7 @@ type attemptResult struct {
 	env      []string // the names of the environment its processes got
 }
 
-func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptResult {
+func attempt(r Reviewer, p preset.Preset, model *string, act *Activity, prog *Progress) attemptResult {
 	started := time.Now()
 	// A limit past what a time.Duration holds (about 292 years) is no limit
 	// in practice: keep it from wrapping around to a past deadline.
@@ -217,6 +221,14 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 		return a
 	}
 	limitMsg := fmt.Sprintf("no result within the time limit of %d s", r.Config.TimeoutSeconds)
+	// The round's budget spent before this attempt (a fallback, a
+	// reviewer that started late): it does not start.
+	if r.Budget != nil {
+		if total, crossed := r.Budget.Spent(); crossed {
+			return finish(Failed, spend.RoundSpentReason(total, r.Budget.Limit))
+		}
+	}
+	met := newMeter(r, p, prog)
 
 	// G14: the executable.
 	var argv []string
@@ -252,7 +264,7 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 		}
 		out := &sink{limit: 64 << 10}
 		errs := &sink{limit: 64 << 10}
-		res := runProcess(preset.Invocation{Args: append([]string{exe}, va...)}, box, r.Workspace, vdead, out, errs, nil)
+		res := runProcess(preset.Invocation{Args: append([]string{exe}, va...)}, box, r.Workspace, vdead, out, errs, nil, nil)
 		a.sandbox, a.env = res.sandbox, res.env
 		vcmd := filepath.Base(exe) + " " + strings.Join(va, " ")
 		switch {
@@ -299,7 +311,13 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 	out := &sink{file: stdoutF, limit: OutputCap}
 	errs := &sink{file: stderrF, limit: OutputCap}
 	mon := p.NewMonitor()
-	res := runProcess(inv, box, r.Workspace, deadline, out, errs, counting{mon, act})
+	if pr, ok := mon.(preset.Pricer); ok {
+		pr.PriceAs(model)
+	}
+	res := runProcess(inv, box, r.Workspace, deadline, out, errs, counting{mon, act}, met)
+	if met != nil {
+		a.rec.Spend = met.record()
+	}
 	if res.sandbox != "" {
 		a.sandbox, a.env = res.sandbox, res.env
 	}
@@ -336,6 +354,9 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 			a.rec.Resets = &r
 		}
 		return finish(Unavailable, res.refusal.Reason())
+	case res.budget != "":
+		// A budget stopped it (docs/review-round.md "Spend and budgets").
+		return finish(Failed, res.budget)
 	case res.timedOut:
 		return finish(TimedOut, limitMsg)
 	case res.overCap != "":

@@ -145,7 +145,7 @@ func TestProcessGroupKilledOnLimit(t *testing.T) {
 		start := time.Now()
 		res := whileRunning(t, m, func() procResult {
 			return runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", script}}, testBox(t), t.TempDir(),
-				time.Now().Add(2*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
+				time.Now().Add(2*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil, nil)
 		})
 		if !res.timedOut || res.exitCode != nil || res.signal == "" {
 			t.Errorf("%s: %+v", script, res)
@@ -168,7 +168,7 @@ func TestGrandchildAfterExit(t *testing.T) {
 		start := time.Now()
 		out := &sink{limit: 1 << 20}
 		res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", script}}, testBox(t), t.TempDir(),
-			time.Now().Add(10*time.Second), out, &sink{limit: 1 << 20}, nil)
+			time.Now().Add(10*time.Second), out, &sink{limit: 1 << 20}, nil, nil)
 		if res.timedOut || res.exitCode == nil || *res.exitCode != 0 || out.mem.String() != "done\n" {
 			t.Errorf("%+v %q", res, out.mem.String())
 		}
@@ -200,7 +200,7 @@ func (stopAt) Finish() preset.Outcome { return preset.Outcome{} }
 func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 	start := time.Now()
 	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; echo 'retry: API error 429 rate_limit_error, resets in 5m.'; sleep 100"}}, testBox(t), t.TempDir(),
-		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"})
+		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"}, nil)
 	// Stopped at once: the refusal, not the 20 s limit, ended it (the
 	// time is logged, not judged: it depends on the machine's load).
 	if res.refusal == nil || res.refusal.Kind != refusal.QuotaOrRateLimit || res.timedOut {
@@ -211,7 +211,7 @@ func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 		t.Errorf("resets %q", res.refusal.Resets)
 	}
 	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo 'retry: connection reset'; exit 0"}}, testBox(t), t.TempDir(),
-		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"})
+		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"never-seen"}, nil)
 	if res.refusal != nil || res.exitCode == nil || *res.exitCode != 0 {
 		t.Errorf("a retry without a refusal phrase stopped the attempt: %+v", res)
 	}
@@ -220,26 +220,26 @@ func TestG13_RetryRefusalStopsAttempt(t *testing.T) {
 func TestViolationAndCapStop(t *testing.T) {
 	start := time.Now()
 	res := runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "echo a; echo bad; sleep 100"}}, testBox(t), t.TempDir(),
-		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"bad"})
+		time.Now().Add(20*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, stopAt{"bad"}, nil)
 	if res.violation != "saw bad" || res.timedOut {
 		t.Errorf("%+v", res)
 	}
 	t.Logf("stopped after %v", time.Since(start))
 	out := &sink{limit: 1000}
 	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "yes | head -c 100000; sleep 100"}}, testBox(t), t.TempDir(),
-		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil)
+		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil, nil)
 	if res.overCap != "stdout" || out.n != 1000 || out.mem.Len() != 1000 {
 		t.Errorf("%+v n=%d", res, out.n)
 	}
 	in := "the input\n"
 	out = &sink{limit: 1 << 20}
 	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "cat; pwd; exit 7"}, Stdin: &in}, testBox(t), "/",
-		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil)
+		time.Now().Add(20*time.Second), out, &sink{limit: 1 << 20}, nil, nil)
 	if res.exitCode == nil || *res.exitCode != 7 || out.mem.String() != "the input\n/\n" {
 		t.Errorf("%+v %q", res, out.mem.String())
 	}
 	res = runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "kill -9 $$"}}, testBox(t), "/",
-		time.Now().Add(20*time.Second), &sink{limit: 10}, &sink{limit: 10}, nil)
+		time.Now().Add(20*time.Second), &sink{limit: 10}, &sink{limit: 10}, nil, nil)
 	if res.exitCode != nil || res.signal != syscall.SIGKILL.String() {
 		t.Errorf("%+v", res)
 	}
@@ -306,7 +306,7 @@ func TestStopAll(t *testing.T) {
 	m := marker()
 	res := whileRunning(t, m, func() procResult {
 		return runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "setsid sleep " + m + " & sleep 100"}}, testBox(t), t.TempDir(),
-			time.Now().Add(60*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil)
+			time.Now().Add(60*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil, nil)
 	}, StopAll)
 	if res.timedOut || res.signal == "" {
 		t.Errorf("%+v", res)

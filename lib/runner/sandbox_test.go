@@ -74,7 +74,7 @@ echo '{"result": 1}'`
 	// SPAR_SANDBOX=off: recorded as such.
 	t.Setenv(sandbox.EnvVar, "off")
 	res := runProcess(preset.Invocation{Args: []string{"/bin/true"}}, testBox(t), t.TempDir(), time.Now().Add(10*time.Second),
-		&sink{limit: 100}, &sink{limit: 100}, nil)
+		&sink{limit: 100}, &sink{limit: 100}, nil, nil)
 	if res.sandbox != "none: turned off by SPAR_SANDBOX=off" || res.exitCode == nil || *res.exitCode != 0 {
 		t.Errorf("%+v", res)
 	}

@@ -91,13 +91,18 @@ func VerdictLine(rec *round.Record, findings []envelope.Finding, t *Tally) strin
 		}
 		others = fmt.Sprintf("; open in other rounds of the series: %d (%s)", n, strings.Join(parts, ", "))
 	}
-	return fmt.Sprintf("Verdict: %s, %s, %s, %s%s; completed: %s (%d of %d %s)",
+	// Spend against the budget, only where a budget applied.
+	spent := ""
+	if s, ok := round.RecordSpend(rec); ok {
+		spent = "; " + SpendText(s)
+	}
+	return fmt.Sprintf("Verdict: %s, %s, %s, %s%s; completed: %s (%d of %d %s)%s",
 		class(c.Defect, "defect", "defects", o.Defect, cl.Defect),
 		class(c.RequirementQuestion, "requirement-question", "requirement-questions", o.RequirementQuestion, cl.RequirementQuestion),
 		class(c.Hardening, "hardening", "hardening", o.Hardening, cl.Hardening),
 		class(c.Note, "note", "notes", o.Note, cl.Note),
 		others,
-		list, len(done), len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"))
+		list, len(done), len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"), spent)
 }
 
 // CountClasses counts findings per class.
@@ -344,6 +349,9 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 			w("- %s: %s\n", head, st)
 			w("  - %s\n", ExecutableText(a.Executable))
 			w("  - %s\n", AttemptUsageText(a))
+			if a.Spend != nil {
+				w("  - %s\n", AttemptSpendText(a))
+			}
 		}
 		if r.Resets != nil {
 			w("- resets: %s\n", line(*r.Resets))

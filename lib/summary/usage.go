@@ -114,4 +114,7 @@ func renderUsage(w func(string, ...any), rec *round.Record) {
 		w("%s", UsageRow(r.Name, round.AttemptsUsage(r.Attempts)))
 	}
 	w("%s", UsageRow("all reviewers", total))
+	if s, ok := round.RecordSpend(rec); ok {
+		w("\nBudget: %s (what spar counted while the reviewers ran, docs/review-round.md \"Spend and budgets\").\n", SpendText(s))
+	}
 }

@@ -212,11 +212,15 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 		// Step 4: every reviewer at once.
 		var toRun []runner.Reviewer
 		var idx []int
+		// The round's budget_usd, shared by the reviewers running at once.
+		budget := runner.NewRoundBudget(in.cfg.BudgetUSD)
 		for i, r := range in.cfg.Reviewers {
 			if runs[i].Status == runner.NotRun {
 				continue
 			}
-			toRun = append(toRun, rd.reviewer(r, ws))
+			rv := rd.reviewer(r, ws)
+			rv.Budget = budget
+			toRun = append(toRun, rv)
 			idx = append(idx, i)
 		}
 		// Interrupted while the reviewers run: stop their process groups
