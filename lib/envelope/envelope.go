@@ -166,6 +166,10 @@ type Run struct {
 // FollowUp is what a follow-up round knows of its series when spar-packet
 // builds it.
 type FollowUp struct {
+	// Full is true when spar run --full gave this round the first round's
+	// packet although the series had reviewed rounds: Since, Delta and
+	// Earlier are then empty, and nothing is linked as a repeat.
+	Full bool `json:"full,omitempty"`
 	// Since is the last reviewed head (full commit ID): the head of the
 	// latest earlier round in which every required reviewer completed a
 	// review or was waived; "" when no earlier round was reviewed so.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
@@ -58,7 +59,8 @@ type earlierRound struct {
 // the series lock only after the packet is built): an unreadable round is
 // an error, as for the cap decision that would follow.
 func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string, full bool) error {
-	if full || run.Stage != Stage || run.Series == "" {
+	run.FollowUp, run.EarlierFindings, run.DeltaDiff, run.DeltaDiffCut = nil, nil, "", false
+	if run.Stage != Stage || run.Series == "" {
 		return nil
 	}
 	rounds, err := read(run.Series)
@@ -86,6 +88,12 @@ func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 		return nil
 	}
 	fu := &envelope.FollowUp{Delta: []envelope.Change{}, Earlier: []string{}}
+	if full {
+		// The first round's packet, said so in round.json.
+		fu.Full = true
+		run.FollowUp = fu
+		return nil
+	}
 	if since != nil {
 		fu.Since, fu.SinceRound = since.rec.Head, filepath.Base(since.dir)
 		if since.rec.Head != run.Head {
@@ -127,6 +135,36 @@ func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 	}
 	run.FollowUp, run.EarlierFindings = fu, shown
 	return nil
+}
+
+// Check is spar-exec's, under the series lock: the follow-up the packet
+// was built from (run.FollowUp) must be what the series gives now. A round
+// recorded between spar-packet and the lock, or an envelope whose
+// run.follow_up was edited, is refused: the reviewers would get a packet
+// that does not list what the series holds (docs/trust.md).
+func Check(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string) error {
+	now := *run
+	full := run.FollowUp != nil && run.FollowUp.Full
+	if err := Prepare(&now, required, exclude, full); err != nil {
+		return err
+	}
+	got, want := run.FollowUp, now.FollowUp
+	switch {
+	case got == nil && want == nil:
+		return nil
+	case got == nil:
+		return fmt.Errorf("the packet is not a follow-up, but the series has reviewed rounds (%d earlier findings): the series changed after the packet was built, or run.follow_up was removed from the envelope; run the round again", len(want.Earlier))
+	case want == nil:
+		return fmt.Errorf("the packet is a follow-up, but the series has no reviewed round to follow: run.follow_up does not come from this series; run the round again")
+	case got.Full != want.Full || got.Since != want.Since || got.SinceRound != want.SinceRound || !slices.Equal(got.Earlier, want.Earlier) || !sameChanges(got.Delta, want.Delta):
+		return fmt.Errorf("the packet's follow-up (since %q, %d earlier findings) is not what the series gives now (since %q, %d earlier findings): the series changed after the packet was built, or run.follow_up was edited; run the round again",
+			got.SinceRound, len(got.Earlier), want.SinceRound, len(want.Earlier))
+	}
+	return nil
+}
+
+func sameChanges(a, b []envelope.Change) bool {
+	return slices.EqualFunc(a, b, func(x, y envelope.Change) bool { return x == y })
 }
 
 // read reads the published rounds of a series in order; rounds that

@@ -377,6 +377,7 @@ func (g *gate) decide() {
 		g.headMismatch(s)
 		g.staleDocuments(s)
 		g.rederive(s)
+		g.followUps(s)
 		g.findings(s)
 		g.repeats(s)
 		g.agentInputs(s)

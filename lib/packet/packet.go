@@ -45,7 +45,7 @@ func Markdown(run *envelope.Run, angles []string) string {
 	b.WriteString("This packet is the same for every reviewer of this round. Review the change it describes and answer as \"How to report\" says.\n\n")
 
 	writeChange(&b, run)
-	if run.FollowUp != nil {
+	if run.FollowUp != nil && !run.FollowUp.Full {
 		writeFollowUp(&b, run)
 	}
 	writeSubject(&b, run)

@@ -206,9 +206,12 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 	}
 	// docs/review-round.md §2.4: what the packet put first.
 	if fu := rec.FollowUp; fu != nil {
-		if fu.Since != "" {
+		switch {
+		case fu.Full:
+			w("The first round's packet (spar run --full), though the series had reviewed rounds.\n")
+		case fu.Since != "":
 			w("Follow-up of %s: the packet put the change since its head %s first (%d %s) and listed %d earlier %s.\n", fu.SinceRound, short(fu.Since), len(fu.Delta), plural(len(fu.Delta), "file", "files"), len(fu.Earlier), plural(len(fu.Earlier), "finding", "findings"))
-		} else {
+		default:
 			w("Follow-up: the packet listed %d earlier %s; no earlier round was reviewed by every required reviewer, so it put no delta first.\n", len(fu.Earlier), plural(len(fu.Earlier), "finding", "findings"))
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/followup"
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/pipe"
@@ -123,6 +124,11 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	dec, err := decide()
 	if err != nil {
 		return err
+	}
+	// docs/review-round.md §2.4: the follow-up the packet holds is the
+	// series as it stands under the lock.
+	if err := followup.Check(&in.run, in.cfg.ConfiguredRequired, in.cfg.Exclude); err != nil {
+		return exitcode.New(exitcode.Config, "refused: "+err.Error())
 	}
 
 	// G14 records a reviewer that cannot start as unavailable or failed,
