@@ -8,6 +8,7 @@ package convergence
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -120,7 +121,7 @@ func Of(rounds []Round, contains Contains) Report {
 			of := f.RepeatOf.Round + "/" + f.RepeatOf.Finding
 			mine[of] = true
 			root := rootOf(of, byName)
-			if !containsString(restated[root], owner) {
+			if !slices.Contains(restated[root], owner) {
 				restated[root] = append(restated[root], owner)
 			}
 		}
@@ -247,15 +248,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Possible is a finding that restates nothing but reads like an earlier

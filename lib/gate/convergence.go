@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/convergence"
-	"github.com/jaekit/spar/lib/round"
 )
 
 // convergenceRounds are the series' published rounds, dry runs aside, as
@@ -19,13 +18,9 @@ func convergenceRounds(rounds []*roundData) []convergence.Round {
 		if r.state != published || r.rec == nil || r.rec.DryRun {
 			continue
 		}
-		finds := r.findings
-		if finds == nil {
-			_, fs, err := round.Load(r.abs)
-			if err != nil {
-				continue
-			}
-			finds = fs.Findings
+		finds, ok := r.wholeFindings()
+		if !ok {
+			continue
 		}
 		cr := convergence.Round{Name: r.name, Stage: r.rec.Stage, Head: r.rec.Head, Counted: r.rec.Cap.Counted,
 			FollowUp: r.rec.FollowUp, Findings: finds, Last: r.last}

@@ -65,6 +65,21 @@ type roundData struct {
 	findings []envelope.Finding
 }
 
+// wholeFindings are the round's findings whole: those the gate kept, else
+// findings.json as it stands (not re-derived to its bytes: the gate's
+// reasons say why); ok is false when it no longer reads (the gate read it;
+// a reader that now fails says so in the reasons when the gate runs again).
+func (r *roundData) wholeFindings() (finds []envelope.Finding, ok bool) {
+	if r.findings != nil {
+		return r.findings, true
+	}
+	_, fs, err := round.Load(r.abs)
+	if err != nil {
+		return nil, false
+	}
+	return fs.Findings, true
+}
+
 // dryRun: a round.json that says dry run but does not read as one (G32) is
 // unreadable, not a dry run to leave out.
 func (r *roundData) dryRun() bool { return r.rec != nil && r.rec.DryRun && r.state != unreadable }

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/jaekit/spar/lib/envelope"
-	"github.com/jaekit/spar/lib/round"
 )
 
 // repeatTarget is the earlier finding f restates (findings.json
@@ -136,16 +135,11 @@ func (s *seriesData) refutes(t target) refutation {
 // evidence is a finding's evidence as the reason quotes it, read from its
 // round's findings.json (the gate keeps only the heads of findings).
 func (g *gate) evidence(r *roundData, id string) string {
-	for _, f := range r.findings {
-		if f.ID == id {
-			return fmt.Sprintf("%q", clipText(oneLine(f.Evidence), 200))
-		}
-	}
-	_, fs, err := round.Load(r.abs)
-	if err != nil {
+	finds, ok := r.wholeFindings()
+	if !ok {
 		return "(findings.json cannot be read)"
 	}
-	for _, f := range fs.Findings {
+	for _, f := range finds {
 		if f.ID == id {
 			return fmt.Sprintf("%q", clipText(oneLine(f.Evidence), 200))
 		}

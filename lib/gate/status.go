@@ -286,17 +286,9 @@ func seriesStatus(series string) SeriesStatus {
 		if l.dup || r == nil || r.state != published || r.rec.DryRun {
 			continue
 		}
-		finds := r.findings
-		if finds == nil {
-			// Not re-derived to findings.json's bytes (the gate's reasons
-			// say why): the file's findings, as they stand.
-			_, fs, err := round.Load(r.abs)
-			if err != nil {
-				// The gate read it; a reader that now fails says so in
-				// the reasons when the gate runs again.
-				continue
-			}
-			finds = fs.Findings
+		finds, ok := r.wholeFindings()
+		if !ok {
+			continue
 		}
 		for _, f := range finds {
 			all = append(all, member{r, f})
