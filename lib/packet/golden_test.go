@@ -143,6 +143,32 @@ func TestGolden_Packets(t *testing.T) {
 	pr.CriteriaIDs = []string{}
 	golden(t, "plan-subject.md", Build(pr, cfg).Markdown)
 
+	// A follow-up round (docs/review-round.md §2.4): the delta first, the
+	// earlier findings with their decisions; removing its two sections
+	// gives the plain packet; --full (follow_up.full) is the plain packet.
+	fr := goldenRun()
+	fr.FollowUp = &envelope.FollowUp{Since: "1111111111111111111111111111111111111111", SinceRound: "code-1",
+		Delta:   []envelope.Change{{Path: "app/link.go", Status: "M", Added: 2, Deleted: 1}},
+		Earlier: []string{"code-1/codex-F1", "code-1/codex-F2", "code-1/claude-F1"}}
+	fr.DeltaDiff = "diff --git a/app/link.go b/app/link.go\n--- a/app/link.go\n+++ b/app/link.go\n@@ -3 +3,2 @@\n-\treturn ttl\n+\tif ttl <= 0 { return 0 }\n+\treturn ttl\n"
+	fr.EarlierFindings = []envelope.EarlierFinding{
+		{Round: "code-1", Finding: "codex-F1", Reviewer: "codex", Class: "defect", Location: "head/app/link.go:3", Claim: "A link never expires when ttl is 0", Evidence: "return ttl",
+			Disposition: &envelope.Disposition{Kind: "fixed", Commit: "1111111111111111111111111111111111111111", FailedBefore: "go test ./app -run TestTTL", PassedAfter: "go test ./app -run TestTTL"}},
+		{Round: "code-1", Finding: "codex-F2", Reviewer: "codex", Class: "requirement-question", Location: "docs/criteria.md:2", Claim: "Must a used link fail ```twice```?", Evidence: "",
+			Disposition: &envelope.Disposition{Kind: "answered", UserQuote: "Yes, the second use fails."}},
+		{Round: "code-1", Finding: "claude-F1", Reviewer: "claude", Class: "hardening", Location: "head/app/link.go:9", Claim: "The token could be longer", Evidence: "32 bytes",
+			Disposition: &envelope.Disposition{Kind: "deferred", Auto: true, To: "automatic deferral of hardening at record"}},
+	}
+	follow := Build(fr, cfg)
+	golden(t, "follow-up.md", follow.Markdown)
+	if got := withoutSection(withoutSection(follow.Markdown, "Since the last reviewed round"), "Earlier findings"); got != plain.Markdown {
+		t.Errorf("a follow-up added more than its sections:\n%s", firstDiff(plain.Markdown, got))
+	}
+	fr.FollowUp = &envelope.FollowUp{Full: true}
+	if got := Build(fr, cfg).Markdown; got != plain.Markdown {
+		t.Errorf("--full is not the plain packet:\n%s", firstDiff(plain.Markdown, got))
+	}
+
 	if got := withoutSection(dec.Markdown, "Decisions the user made"); got != plain.Markdown {
 		t.Errorf("decisions added more than their section:\n%s", firstDiff(plain.Markdown, got))
 	}
