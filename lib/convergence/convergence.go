@@ -17,6 +17,10 @@ import (
 	"github.com/jaekit/spar/lib/round"
 )
 
+// Stage is the stage whose counted rounds the loop's figures and trend
+// are about: code rounds (follow-up rounds are code rounds).
+const Stage = "code"
+
 // Round is one published round of a series, not a dry run, in series
 // order.
 type Round struct {
@@ -93,7 +97,10 @@ func Of(rounds []Round, contains Contains) Report {
 		}
 		fig := figures[owner]
 		if fig == nil {
-			if !r.Counted {
+			if !r.Counted || r.Stage != Stage {
+				// Reviewer figures count every round; the loop's are the
+				// code rounds' (a follow-up is a code round).
+				tallyReviewers(r, reviewers, &reviewerOrder)
 				continue
 			}
 			fig = &RoundFigures{Round: r.Name, Stage: r.Stage, FixesConfirmed: []string{}}
@@ -101,15 +108,8 @@ func Of(rounds []Round, contains Contains) Report {
 			order = append(order, owner)
 		}
 		mine := map[string]bool{}
+		tallyReviewers(r, reviewers, &reviewerOrder)
 		for _, f := range r.Findings {
-			rv := reviewers[f.Reviewer]
-			if rv == nil {
-				rv = &ReviewerFigures{Reviewer: f.Reviewer}
-				reviewers[f.Reviewer] = rv
-				reviewerOrder = append(reviewerOrder, f.Reviewer)
-			}
-			rv.Findings++
-			tally(rv, r.Last[f.ID])
 			if f.RepeatOf == nil {
 				fig.New++
 				if f.Class == envelope.ClassDefect {
@@ -153,6 +153,20 @@ func Of(rounds []Round, contains Contains) Report {
 	}
 	rep.Trend = trend(rep.Rounds, restated)
 	return rep
+}
+
+// tallyReviewers counts each finding of r for its reviewer.
+func tallyReviewers(r *Round, reviewers map[string]*ReviewerFigures, order *[]string) {
+	for _, f := range r.Findings {
+		rv := reviewers[f.Reviewer]
+		if rv == nil {
+			rv = &ReviewerFigures{Reviewer: f.Reviewer}
+			reviewers[f.Reviewer] = rv
+			*order = append(*order, f.Reviewer)
+		}
+		rv.Findings++
+		tally(rv, r.Last[f.ID])
+	}
 }
 
 func tally(rv *ReviewerFigures, e *round.LedgerEntry) {

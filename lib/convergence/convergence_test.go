@@ -20,6 +20,9 @@ func rep(r, f string) *envelope.RepeatOf { return &envelope.RepeatOf{Round: r, F
 // round, only when its head holds the fix.
 func TestOf_Converging(t *testing.T) {
 	rounds := []Round{
+		// A plan round: its finding counts for its reviewer, not in the loop.
+		{Name: "plan-1", Stage: "plan", Head: "h0", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "PLAN.md", "vague", nil)},
+			Last: map[string]*round.LedgerEntry{"a-F1": {Disposition: "answered"}}},
 		{Name: "code-1", Stage: "code", Head: "h1", Counted: true, Findings: []envelope.Finding{
 			defect("a-F1", "a", "x.go", "one", nil), defect("a-F2", "a", "y.go", "two", nil), defect("b-F1", "b", "z.go", "three", nil)},
 			Last: map[string]*round.LedgerEntry{"a-F1": {Disposition: "fixed", Commit: "fix1"}, "a-F2": {Disposition: "rejected"}, "b-F1": {Disposition: "fixed", Commit: "fix2"}}},
@@ -47,7 +50,7 @@ func TestOf_Converging(t *testing.T) {
 	if len(r.Rounds) != 3 || r.Rounds[2].Repeats != 1 || r.Rounds[2].New != 0 {
 		t.Errorf("rounds %+v", r.Rounds)
 	}
-	wantRv := []ReviewerFigures{{Reviewer: "a", Findings: 3, Fixed: 1, Rejected: 1, Open: 1}, {Reviewer: "b", Findings: 2, Fixed: 1, Open: 1}}
+	wantRv := []ReviewerFigures{{Reviewer: "a", Findings: 4, Fixed: 1, Rejected: 1, Answered: 1, Open: 1}, {Reviewer: "b", Findings: 2, Fixed: 1, Open: 1}}
 	if !reflect.DeepEqual(r.Reviewers, wantRv) {
 		t.Errorf("reviewers %+v, want %+v", r.Reviewers, wantRv)
 	}
@@ -57,16 +60,16 @@ func TestOf_Converging(t *testing.T) {
 // converging, and the line says why.
 func TestOf_NotConverging(t *testing.T) {
 	rounds := []Round{
-		{Name: "code-1", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", nil)}},
-		{Name: "code-2", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", rep("code-1", "a-F1"))}},
-		{Name: "code-3", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", rep("code-2", "a-F1"))}},
+		{Name: "code-1", Stage: "code", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", nil)}},
+		{Name: "code-2", Stage: "code", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", rep("code-1", "a-F1"))}},
+		{Name: "code-3", Stage: "code", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", rep("code-2", "a-F1"))}},
 	}
 	if tr := Of(rounds, nil).Trend; tr != "not converging: the same finding was restated 2 times (code-1/a-F1, in code-2, code-3)" {
 		t.Errorf("trend %q", tr)
 	}
 	rose := []Round{
-		{Name: "code-1", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", nil)}},
-		{Name: "code-2", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "p", nil), defect("a-F2", "a", "x.go", "q", nil)}},
+		{Name: "code-1", Stage: "code", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "one", nil)}},
+		{Name: "code-2", Stage: "code", Counted: true, Findings: []envelope.Finding{defect("a-F1", "a", "x.go", "p", nil), defect("a-F2", "a", "x.go", "q", nil)}},
 	}
 	if tr := Of(rose, nil).Trend; !strings.HasPrefix(tr, "not converging: new defects rose from 1 in code-1 to 2 in code-2") {
 		t.Errorf("trend %q", tr)
@@ -81,10 +84,10 @@ func TestOf_NotConverging(t *testing.T) {
 // same input.
 func TestPossibleRepeats(t *testing.T) {
 	rounds := []Round{
-		{Name: "code-1", Counted: true, Findings: []envelope.Finding{
+		{Name: "code-1", Stage: "code", Counted: true, Findings: []envelope.Finding{
 			defect("a-F1", "a", "x.go", "The parser drops the last line of input", nil),
 			defect("a-F2", "a", "y.go", "The parser drops the last line of input", nil)}},
-		{Name: "code-2", Counted: true, Findings: []envelope.Finding{
+		{Name: "code-2", Stage: "code", Counted: true, Findings: []envelope.Finding{
 			defect("b-F1", "b", "x.go", "the parser drops the last line of the input.", nil), // alike
 			defect("b-F2", "b", "x.go", "Timeouts are never retried", nil),                  // another claim
 			defect("b-F3", "b", "x.go", "The parser drops the last line of input", rep("code-1", "a-F1")),

@@ -200,9 +200,13 @@ type EarlierFinding struct {
 	Disposition *Disposition `json:"disposition,omitempty"`
 }
 
+// DispositionUnknown is a Disposition's kind when its round's ledger.jsonl
+// does not read back (G32).
+const DispositionUnknown = "unknown"
+
 // Disposition is a ledger line as the follow-up packet shows it.
 type Disposition struct {
-	Kind         string `json:"kind"` // fixed rejected duplicate deferred accepted answered
+	Kind         string `json:"kind"` // fixed rejected duplicate deferred accepted answered, or DispositionUnknown
 	Auto         bool   `json:"auto,omitempty"`
 	Commit       string `json:"commit,omitempty"`
 	Of           string `json:"of,omitempty"`

@@ -45,6 +45,8 @@ type earlierRound struct {
 	findings []envelope.Finding
 	ledger   map[string]round.LedgerEntry
 	waivers  []round.Waiver
+	// ledgerUnreadable: ledger.jsonl does not read back (G32).
+	ledgerUnreadable bool
 }
 
 // Prepare sets run.FollowUp and run.EarlierFindings for a code round whose
@@ -121,7 +123,9 @@ func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 			fu.Earlier = append(fu.Earlier, Qualified(name, f.ID))
 			ef := envelope.EarlierFinding{Round: name, Finding: f.ID, Reviewer: f.Reviewer, Class: f.Class,
 				Location: f.Location, Claim: f.Claim, Evidence: f.Evidence, RepeatOf: f.RepeatOf}
-			if e, ok := r.ledger[f.ID]; ok {
+			if r.ledgerUnreadable {
+				ef.Disposition = &envelope.Disposition{Kind: envelope.DispositionUnknown}
+			} else if e, ok := r.ledger[f.ID]; ok {
 				ef.Disposition = &envelope.Disposition{Kind: e.Disposition, Auto: e.Auto, Commit: e.Commit, Of: e.Of,
 					Evidence: e.Evidence, To: e.To, UserQuote: e.UserQuote, FailedBefore: e.FailedBefore, PassedAfter: e.PassedAfter}
 				if e.OfRound != "" && e.Of != "" {
@@ -168,7 +172,7 @@ func sameChanges(a, b []envelope.Change) bool {
 }
 
 // read reads the published rounds of a series in order; rounds that
-// stopped before recording hold no findings and are left out.
+// stopped before recording or are being recorded are left out.
 func read(series string) ([]*earlierRound, error) {
 	dirs, err := round.ListRounds(series)
 	if errors.Is(err, os.ErrNotExist) {
@@ -180,25 +184,30 @@ func read(series string) ([]*earlierRound, error) {
 	var out []*earlierRound
 	for _, d := range dirs {
 		rec, fs, err := round.Load(d)
-		if errors.Is(err, round.ErrUnfinished) {
+		if _, torn := round.Torn(err); torn || errors.Is(err, round.ErrUnfinished) || errors.Is(err, round.ErrRecording) {
+			// Not published: it stopped before recording, or its
+			// recording is in progress or was interrupted (the next
+			// writer of the series finishes it under the lock, and
+			// spar-exec's Check then sees it).
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("round %s: %w", d, err)
 		}
-		led, err := round.ReadLedger(d)
-		if err != nil {
-			return nil, fmt.Errorf("round %s: %w", d, err)
-		}
+		// G32 makes a round whose ledger or waivers do not read back
+		// unreadable to the commands that write it and to the gate, not
+		// to a new round of its series: the packet says the decisions are
+		// unknown, and an unreadable waiver waives nothing.
+		led, lerr := round.ReadLedger(d)
 		last := map[string]round.LedgerEntry{}
 		for _, e := range led {
 			last[e.Finding] = e
 		}
-		ws, _, err := round.ReadWaivers(d)
-		if err != nil {
-			return nil, fmt.Errorf("round %s: %w", d, err)
+		ws, _, werr := round.ReadWaivers(d)
+		if werr != nil {
+			ws = nil
 		}
-		out = append(out, &earlierRound{dir: d, rec: rec, findings: fs.Findings, ledger: last, waivers: ws})
+		out = append(out, &earlierRound{dir: d, rec: rec, findings: fs.Findings, ledger: last, waivers: ws, ledgerUnreadable: lerr != nil})
 	}
 	return out, nil
 }

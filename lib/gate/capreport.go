@@ -283,7 +283,7 @@ func (rep *CapReport) Markdown() string {
 	}
 	b.WriteString("\n## The loop\n\n")
 	if len(rep.Convergence.Rounds) == 0 {
-		b.WriteString("No counted round yet.\n")
+		b.WriteString("No counted code round yet.\n")
 	} else {
 		fmt.Fprintf(&b, "%s.\n\n", cell(rep.Convergence.Trend))
 		b.WriteString("| round | new findings | new defects | repeats | fixes confirmed |\n| --- | ---: | ---: | ---: | --- |\n")

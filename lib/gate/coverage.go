@@ -106,7 +106,9 @@ func reviewed(r *roundData, req envelope.RequiredReviewer, anyone bool) bool {
 // first (follow_up.since): it covers that delta on top of what the earlier
 // rounds covered (docs/review-gate.md §3, coverage).
 func reviewedFrom(rec *round.Record) string {
-	if rec.FollowUp != nil && rec.FollowUp.Since != "" {
+	// Nothing changed since the last reviewed head: the packet put no
+	// delta first, and the round reviewed its whole range.
+	if rec.FollowUp != nil && rec.FollowUp.Since != "" && rec.FollowUp.Since != rec.Head {
 		return rec.FollowUp.Since
 	}
 	return rec.Base

@@ -797,7 +797,7 @@ func (g *gate) requiredReviewers(s *seriesData) {
 		// first: without this reviewer's review that range is unreviewed
 		// by it (coverage).
 		uncovered := ""
-		if fu := s.latest.rec.FollowUp; fu != nil && fu.Since != "" {
+		if fu := s.latest.rec.FollowUp; fu != nil && fu.Since != "" && fu.Since != s.latest.rec.Head {
 			uncovered = fmt.Sprintf(", so the change %s..%s that follow-up round put first is not covered for it", short(fu.Since), short(s.latest.rec.Head))
 		}
 		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver%s; to clear: %s",

@@ -539,7 +539,9 @@ func (st *Status) Text() string {
 			}
 			w("  caps (rounds used/limit): %s\n", strings.Join(caps, ", "))
 		}
-		if c := s.Convergence; c != nil && c.Trend != "" {
+		// A loop needs a second round: one round's figures are its
+		// findings above (the JSON has them always).
+		if c := s.Convergence; c != nil && len(c.Rounds) >= 2 {
 			w("%s", LoopText(c, "  "))
 		}
 		if s.Spend != nil {

@@ -23,7 +23,7 @@ func writeFollowUp(b *strings.Builder, run *envelope.Run) {
 	} else {
 		fmt.Fprintf(b, "This is a follow-up round. Round %s reviewed the head `%s`. Attack first what changed since then: the files below, read in `head/`. The whole change from the base stays in the list above and in the workspace; a defect elsewhere in it still counts.\n\n", code(fu.SinceRound), fu.Since)
 		if fu.Since == run.Head {
-			b.WriteString("Nothing changed since that head.\n\n")
+			b.WriteString("Nothing changed since that head: review the whole change above.\n\n")
 		} else {
 			fmt.Fprintf(b, "### Files changed since `%s`: attack these first\n\n", short(fu.Since))
 			writeChanges(b, fu.Delta)
@@ -77,6 +77,8 @@ func decided(d *envelope.Disposition) string {
 		return "none yet (open)"
 	}
 	switch d.Kind {
+	case envelope.DispositionUnknown:
+		return "unknown: the round's ledger.jsonl cannot be read"
 	case "fixed":
 		s := "fixed by the commit " + code(clip(d.Commit, 200))
 		var checks []string
