@@ -391,11 +391,12 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity) attemptR
 // it is not logged in (preset.Login.Silent: codex) when it had no
 // credentials (preset.Login.HasCredentials, what spar run's warning
 // checks: the variables pass the sandbox with the preset's own) and
-// reached no model: no tool or item, no usage, no model stated
+// reached no model: no tool or item, no tokens or cost stated above
+// zero (envelope.Usage.Spent), no model stated
 // (docs/review-round.md "A CLI without credentials"). "" otherwise.
 func noCredentials(presetName string, oc preset.Outcome) string {
 	lg := preset.LoginOf(presetName)
-	if lg == nil || !lg.Silent || len(oc.Tools) > 0 || oc.Usage != nil || oc.ObservedModel != nil {
+	if lg == nil || !lg.Silent || len(oc.Tools) > 0 || oc.Usage.Spent() || oc.ObservedModel != nil {
 		return ""
 	}
 	home, _ := os.UserHomeDir()

@@ -363,7 +363,7 @@ func TestNoCredentials(t *testing.T) {
 	for _, v := range []string{"CODEX_HOME", "CODEX_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CONFIG_DIR"} {
 		t.Setenv(v, "")
 	}
-	model, zero := "gpt-5", int64(0)
+	model, zero, one := "gpt-5", int64(0), int64(1)
 	want := "authentication: codex has no credentials (CODEX_API_KEY, OPENAI_API_KEY or " + filepath.Join(home, ".codex", "auth.json") + "): run `codex login`"
 	cases := []struct {
 		name, preset string
@@ -378,7 +378,8 @@ func TestNoCredentials(t *testing.T) {
 		{name: "codex's key", preset: "codex", env: [2]string{"CODEX_API_KEY", "sk-x"}},
 		{name: "auth.json", preset: "codex", file: true},
 		{name: "a tool ran", preset: "codex", oc: preset.Outcome{Tools: []string{"reasoning"}}},
-		{name: "usage", preset: "codex", oc: preset.Outcome{Usage: &envelope.Usage{InputTokens: &zero}}},
+		{name: "usage of nothing", preset: "codex", oc: preset.Outcome{Usage: &envelope.Usage{InputTokens: &zero}}, want: want},
+		{name: "usage", preset: "codex", oc: preset.Outcome{Usage: &envelope.Usage{InputTokens: &one}}},
 		{name: "a model", preset: "codex", oc: preset.Outcome{ObservedModel: &model}},
 		{name: "claude says it itself", preset: "claude"},
 		{name: "command", preset: "command"},
