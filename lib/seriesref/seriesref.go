@@ -13,11 +13,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
@@ -29,13 +32,30 @@ const Prefix = "refs/spar/series/"
 // Ref is the ref of the series named name.
 func Ref(name string) string { return Prefix + name }
 
+// Name is a series name CheckName accepted: one ref component git takes
+// (git check-ref-format decides). Publish, Push, CheckRemote, Head and
+// Fetch take a Name, so a name reaches no ref or refspec unchecked, and is
+// checked once (one git process) however many of them a command calls.
+type Name struct{ s string }
+
+// String is the name as given.
+func (n Name) String() string { return n.s }
+
 // CheckName refuses a series name git cannot hold as one ref component.
-func CheckName(repo, name string) error {
+func CheckName(repo, name string) (Name, error) {
 	if name == "" || strings.ContainsAny(name, "/\\") {
-		return fmt.Errorf("%q is not a series folder name", name)
+		return Name{}, fmt.Errorf("%q is not a series folder name", name)
 	}
 	if _, err := gitx.Git(repo, "check-ref-format", Ref(name)); err != nil {
-		return fmt.Errorf("the series name %q cannot be a git ref (%s)", name, Ref(name))
+		return Name{}, fmt.Errorf("the series name %q cannot be a git ref (%s)", name, Ref(name))
+	}
+	return Name{name}, nil
+}
+
+// checked refuses the zero Name (a caller that skipped CheckName).
+func checked(n Name) error {
+	if n.s == "" {
+		return errors.New("no series name (CheckName gives one)")
 	}
 	return nil
 }
@@ -103,20 +123,9 @@ func Files(repo, dir string) ([]File, []string, error) {
 	if len(paths) == 0 {
 		return nil, left, nil
 	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(filepath.Join(dir, filepath.FromSlash(p)) + "\n")
-	}
-	cmd := gitx.Command(repo, "hash-object", "-w", "--no-filters", "--stdin-paths")
-	cmd.Stdin = &in
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("git hash-object: %v: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	ids := strings.Fields(out.String())
-	if len(ids) != len(paths) {
-		return nil, nil, fmt.Errorf("git hash-object gave %d ids for %d files", len(ids), len(paths))
+	ids, err := writeBlobs(repo, dir, paths)
+	if err != nil {
+		return nil, nil, err
 	}
 	files := make([]File, len(paths))
 	for i, p := range paths {
@@ -125,9 +134,100 @@ func Files(repo, dir string) ([]File, []string, error) {
 	return files, left, nil
 }
 
+// writeBlobs writes the files at paths (relative to dir, with /) into
+// repo's objects with one git fast-import, and returns their blob ids in
+// the same order. fast-import writes one pack (not a loose object file per
+// file, git hash-object -w), leaves out what the repository's packs
+// already hold, and stores each blob as a delta of the one before where
+// that is smaller (a series' records repeat each other); git push then
+// sends that pack's objects without compressing them again. Each file is
+// read once, as it is sent; the ids come back on fast-import's stdout
+// (get-mark), read while the files are still being sent.
+func writeBlobs(repo, dir string, paths []string) ([]string, error) {
+	cmd := gitx.Command(repo, "fast-import", "--quiet", "--done")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(paths))
+	read := make(chan error, 1)
+	// The reader stops at EOF when the stream ended early (no get-mark).
+	go func() {
+		r := bufio.NewReader(outPipe)
+		for range paths {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				read <- err
+				io.Copy(io.Discard, r)
+				return
+			}
+			ids = append(ids, strings.TrimSpace(line))
+		}
+		io.Copy(io.Discard, r)
+		read <- nil
+	}()
+	// A file that cannot be read ends the stream early but cleanly
+	// (done): fast-import exits without a crash report, and the blobs sent
+	// before it are unreferenced objects (git gc prunes them).
+	var readFileErr error
+	w := bufio.NewWriterSize(in, 256<<10)
+	for i, p := range paths {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			readFileErr = err
+			break
+		}
+		fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n", i+1, len(b))
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if readFileErr == nil {
+		for i := range paths {
+			fmt.Fprintf(w, "get-mark :%d\n", i+1)
+		}
+	}
+	w.WriteString("done\n")
+	sendErr := w.Flush()
+	in.Close()
+	var readErr error
+	if readFileErr == nil {
+		readErr = <-read
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case readFileErr != nil:
+		return nil, readFileErr
+	case sendErr != nil && waitErr == nil:
+		return nil, sendErr
+	case waitErr != nil:
+		return nil, fmt.Errorf("git fast-import: %v: %s", waitErr, strings.TrimSpace(stderr.String()))
+	case readErr != nil:
+		return nil, fmt.Errorf("git fast-import: %v", readErr)
+	}
+	if len(ids) != len(paths) {
+		return nil, fmt.Errorf("git fast-import gave %d ids for %d files", len(ids), len(paths))
+	}
+	for _, id := range ids {
+		if len(id) < 40 || strings.Trim(id, "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("git fast-import: %q is no object id", id)
+		}
+	}
+	return ids, nil
+}
+
 // Tree writes the tree of files with one git mktree process (--batch: a
 // folder at a time, deepest first, each answered with its id before its
-// parent is written) and returns the root's id.
+// parent is written) and returns the root's id. The files' blobs must be
+// in repo's objects (Files wrote them).
 func Tree(repo string, files []File) (string, error) {
 	type entry struct{ mode, kind, id, name string }
 	dirs := map[string][]entry{"": nil}
@@ -159,7 +259,10 @@ func Tree(repo string, files []File) (string, error) {
 		}
 		return order[i] < order[j]
 	})
-	cmd := gitx.Command(repo, "mktree", "-z", "--batch")
+	// --missing: the entries are the blobs Files just wrote and the
+	// trees this process just answered, so mktree need not look each one
+	// up again (a lookup per file was most of its time).
+	cmd := gitx.Command(repo, "mktree", "-z", "--missing", "--batch")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return "", err
@@ -210,8 +313,11 @@ func pathSplit(p string) (string, string) {
 }
 
 // Head is the commit the local ref of name points at, "" when there is none.
-func Head(repo, name string) (string, error) {
-	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname)", Ref(name))
+func Head(repo string, n Name) (string, error) {
+	if err := checked(n); err != nil {
+		return "", err
+	}
+	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname)", Ref(n.s))
 	if err != nil {
 		return "", err
 	}
@@ -236,11 +342,12 @@ var identity = []string{"GIT_AUTHOR_NAME=spar", "GIT_AUTHOR_EMAIL=spar@localhost
 // tree already is the folder's. The ref moves only from the commit it was
 // read at (git update-ref with the old value): two publishes at once never
 // lose one. The caller holds the series lock.
-func Publish(repo, dir, name string) (Published, error) {
+func Publish(repo, dir string, n Name) (Published, error) {
 	var p Published
-	if err := CheckName(repo, name); err != nil {
+	if err := checked(n); err != nil {
 		return p, err
 	}
+	name := n.s
 	files, left, err := Files(repo, dir)
 	if err != nil {
 		return p, err
@@ -253,18 +360,19 @@ func Publish(repo, dir, name string) (Published, error) {
 	if err != nil {
 		return p, err
 	}
-	if p.Parent, err = Head(repo, name); err != nil {
+	// The ref's commit and its tree, in one call.
+	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname) %(tree)", Ref(name))
+	if err != nil {
 		return p, err
 	}
-	if p.Parent != "" {
-		old, err := gitx.TreeID(repo, p.Parent)
-		if err != nil {
-			return p, err
-		}
-		if old == tree {
+	if f := strings.Fields(string(out)); len(f) == 2 {
+		p.Parent = f[0]
+		if f[1] == tree {
 			p.Commit = p.Parent
 			return p, nil
 		}
+	} else if len(f) != 0 {
+		return p, fmt.Errorf("%s: not a commit (%s)", Ref(name), strings.TrimSpace(string(out)))
 	}
 	args := []string{"commit-tree", tree, "-m", "spar: publish the series " + name}
 	if p.Parent != "" {
@@ -272,7 +380,7 @@ func Publish(repo, dir, name string) (Published, error) {
 	}
 	cmd := gitx.Command(repo, args...)
 	cmd.Env = append(cmd.Env, identity...)
-	out, err := cmd.Output()
+	out, err = cmd.Output()
 	if err != nil {
 		return p, fmt.Errorf("git commit-tree: %v", gitErr(err))
 	}
@@ -300,15 +408,21 @@ func gitErr(err error) string {
 // exist: each file read from repo's objects (at most round.MaxRecord
 // bytes), written 0644, folders 0755. A path that is not a plain relative
 // path (.., an absolute path, a .git component) or an entry that is not a
-// regular file is refused: the ref is a remote's, whoever could push it.
+// regular file is refused before anything is written: the ref is a
+// remote's, whoever could push it. Two git processes whatever the number
+// of files: ls-tree for the entries, then one cat-file --batch whose
+// answers are handed as they arrive to a few writers (writeWorkers, at
+// most writeBudget bytes held), each folder made once.
 func WriteFolder(repo, commit, out string) (int, error) {
 	raw, err := gitx.Git(repo, "ls-tree", "-r", "-z", "--full-tree", "-l", "--end-of-options", commit)
 	if err != nil {
 		return 0, err
 	}
-	type ent struct{ path, id string }
+	type ent struct {
+		path, id string
+		size     int64
+	}
 	var ents []ent
-	var ids []string
 	for _, line := range gitx.SplitZ(raw) {
 		meta, path, ok := strings.Cut(line, "\t")
 		f := strings.Fields(meta)
@@ -321,31 +435,174 @@ func WriteFolder(repo, commit, out string) (int, error) {
 		if !plainPath(path) {
 			return 0, fmt.Errorf("%s: %q is not a path inside a series folder", commit, path)
 		}
-		var size int64
-		fmt.Sscan(f[3], &size)
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil || size < 0 {
+			return 0, fmt.Errorf("git ls-tree: %s: size %q", path, f[3])
+		}
 		if size > round.MaxRecord {
 			return 0, fmt.Errorf("%s: %s holds %d bytes, more than a record may hold", commit, path, size)
 		}
-		ents = append(ents, ent{path, f[2]})
-		ids = append(ids, f[2])
-	}
-	blobs, err := gitx.ReadBlobs(repo, ids)
-	if err != nil {
-		return 0, err
+		ents = append(ents, ent{path, f[2], size})
 	}
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return 0, err
 	}
-	for _, e := range ents {
-		p := filepath.Join(out, filepath.FromSlash(e.path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return 0, err
+	if len(ents) == 0 {
+		return 0, nil
+	}
+	cmd := gitx.Command(repo, "cat-file", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	go func() {
+		w := bufio.NewWriter(in)
+		for _, e := range ents {
+			w.WriteString(e.id)
+			w.WriteByte('\n')
 		}
-		if err := os.WriteFile(p, blobs[e.id], 0o644); err != nil {
-			return 0, err
+		w.Flush()
+		in.Close()
+	}()
+	r := bufio.NewReaderSize(stdout, 256<<10)
+	made := map[string]bool{"": true}
+	w := newWriters(writeWorkers, writeBudget)
+	readErr := func() error {
+		for _, e := range ents {
+			// <object> SP <type> SP <size> LF <contents> LF
+			head, err := r.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("git cat-file --batch: %s: %v", e.id, err)
+			}
+			f := strings.Fields(head)
+			if len(f) != 3 || f[0] != e.id || f[1] != "blob" {
+				return fmt.Errorf("git cat-file --batch: %s: %s", e.id, strings.TrimSpace(head))
+			}
+			size, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil || size != e.size {
+				return fmt.Errorf("git cat-file --batch: %s: size %q, ls-tree said %d", e.id, f[2], e.size)
+			}
+			if w.failed() {
+				return nil // the writers' error is returned
+			}
+			b := w.take(size + 1)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return fmt.Errorf("git cat-file --batch: %s: %v", e.id, err)
+			}
+			dir, _ := pathSplit(e.path)
+			if !made[dir] {
+				if err := os.MkdirAll(filepath.Join(out, filepath.FromSlash(dir)), 0o755); err != nil {
+					return err
+				}
+				for d := dir; d != "" && !made[d]; d, _ = pathSplit(d) {
+					made[d] = true
+				}
+			}
+			w.write(filepath.Join(out, filepath.FromSlash(e.path)), b[:size])
 		}
+		return nil
+	}()
+	writeErr := w.wait()
+	if readErr != nil {
+		writeErr = readErr
+	}
+	_, _ = io.Copy(io.Discard, r)
+	if err := cmd.Wait(); err != nil && writeErr == nil {
+		writeErr = fmt.Errorf("git cat-file --batch: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if writeErr != nil {
+		return 0, writeErr
 	}
 	return len(ents), nil
+}
+
+// writeWorkers write a fetched folder's files at once: most of the time of
+// writing a series is the kernel making files, which a few writers overlap
+// (700 files: about a third of the time of one writer). writeBudget bounds
+// the bytes read and not yet written (a record larger than it is written
+// alone).
+const (
+	writeWorkers = 4
+	writeBudget  = 64 << 20
+)
+
+// writers writes files from a few goroutines, holding at most budget
+// bytes of them at once; the first error stops it.
+type writers struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	held   int64
+	budget int64
+	err    error
+	jobs   chan writeJob
+	wg     sync.WaitGroup
+}
+
+type writeJob struct {
+	path string
+	data []byte
+	held int64
+}
+
+func newWriters(n int, budget int64) *writers {
+	w := &writers{budget: budget, jobs: make(chan writeJob)}
+	w.cond = sync.NewCond(&w.mu)
+	for i := 0; i < n; i++ {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			for j := range w.jobs {
+				err := os.WriteFile(j.path, j.data, 0o644)
+				w.mu.Lock()
+				if err != nil && w.err == nil {
+					w.err = err
+				}
+				w.held -= j.held
+				w.cond.Broadcast()
+				w.mu.Unlock()
+			}
+		}()
+	}
+	return w
+}
+
+// take waits until n more bytes fit the budget (or nothing is held) and
+// returns a buffer of n bytes counted against it.
+func (w *writers) take(n int64) []byte {
+	w.mu.Lock()
+	for w.held > 0 && w.held+n > w.budget && w.err == nil {
+		w.cond.Wait()
+	}
+	w.held += n
+	w.mu.Unlock()
+	return make([]byte, n)
+}
+
+// write hands data, a buffer from take, to a writer.
+func (w *writers) write(path string, data []byte) {
+	w.jobs <- writeJob{path, data, int64(cap(data))}
+}
+
+func (w *writers) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err != nil
+}
+
+// wait ends the writers and returns their first error.
+func (w *writers) wait() error {
+	close(w.jobs)
+	w.wg.Wait()
+	return w.err
 }
 
 // plainPath reports a relative path of plain names: no empty, ".", ".."
@@ -429,7 +686,11 @@ func Remote(repo, given string) (string, error) {
 
 // RemoteHead is the commit the remote's ref of name points at ("" with
 // ErrNoRef when it has none).
-func RemoteHead(repo, remote, name string) (string, error) {
+func RemoteHead(repo, remote string, n Name) (string, error) {
+	if err := checked(n); err != nil {
+		return "", err
+	}
+	name := n.s
 	out, err := remoteGit(repo, "ls-remote", "--refs", remote, Ref(name))
 	if err != nil {
 		return "", err
@@ -459,15 +720,15 @@ func (e *MovedError) Error() string {
 // remote's ref must be absent or an ancestor of (or equal to) the local
 // one, else it is a *MovedError. It is asked before a publish is made, so
 // that a refused push leaves the local ref as it was.
-func CheckRemote(repo, remote, name string) error {
-	theirs, err := RemoteHead(repo, remote, name)
+func CheckRemote(repo, remote string, n Name) error {
+	theirs, err := RemoteHead(repo, remote, n)
 	if errors.Is(err, ErrNoRef) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	ours, err := Head(repo, name)
+	ours, err := Head(repo, n)
 	if err != nil {
 		return err
 	}
@@ -480,24 +741,27 @@ func CheckRemote(repo, remote, name string) error {
 			return nil
 		}
 	}
-	return &MovedError{Remote: remote, Name: name, Theirs: theirs, Ours: ours}
+	return &MovedError{Remote: remote, Name: n.s, Theirs: theirs, Ours: ours}
 }
 
 // Push pushes the local ref of name to remote, fast-forward only, never
-// forced (CheckRemote again, then git push without +: a remote that moved
-// meanwhile rejects it).
-func Push(repo, remote, name string) (string, error) {
-	ours, err := Head(repo, name)
-	if err != nil || ours == "" {
-		return "", fmt.Errorf("%s has no publish to push", Ref(name))
+// forced: git push without +, so a remote whose ref moved elsewhere since
+// the caller's CheckRemote rejects it. Only then is the remote asked again
+// (CheckRemote), to say whose publish is there (*MovedError); a push that
+// goes through costs no ls-remote.
+func Push(repo, remote string, n Name) error {
+	if err := checked(n); err != nil {
+		return err
 	}
-	if err := CheckRemote(repo, remote, name); err != nil {
-		return "", err
+	ref := Ref(n.s)
+	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", remote, ref+":"+ref); err != nil {
+		var moved *MovedError
+		if cerr := CheckRemote(repo, remote, n); errors.As(cerr, &moved) {
+			return cerr
+		}
+		return err
 	}
-	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", remote, Ref(name)+":"+Ref(name)); err != nil {
-		return "", err
-	}
-	return ours, nil
+	return nil
 }
 
 // Fetch fetches the remote's ref of name into this repository's own ref
@@ -505,10 +769,11 @@ func Push(repo, remote, name string) (string, error) {
 // remote's commit; ErrNoRef when the remote holds none. A local ref that
 // is not an ancestor of the remote's (an unpushed publish) stays: the
 // commit is fetched all the same, under refs/spar/fetched/<name>.
-func Fetch(repo, remote, name string) (string, error) {
-	if err := CheckName(repo, name); err != nil {
+func Fetch(repo, remote string, n Name) (string, error) {
+	if err := checked(n); err != nil {
 		return "", err
 	}
+	name := n.s
 	fetched := "refs/spar/fetched/" + name
 	// One fetch, no ls-remote before it: a remote without the ref fails
 	// it with "couldn't find remote ref".
