@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
@@ -60,13 +61,6 @@ func checked(n Name) error {
 	return nil
 }
 
-// File is one file a publish holds: its path in the series folder (with /)
-// and its blob.
-type File struct {
-	Path string
-	Blob string
-}
-
 // skipped says why a path of a series folder is never published, "" when
 // it is. Only regular files are published: the lock, temporary files
 // (atomic writes, a recording being staged), and symbolic links (a round's
@@ -90,10 +84,9 @@ func skipped(rel string, d fs.DirEntry) string {
 	return ""
 }
 
-// Files lists what a publish of the series folder dir holds, in path
-// order, with the blobs written into repo's objects, and what it leaves
-// out (path: why).
-func Files(repo, dir string) ([]File, []string, error) {
+// files lists what a publish of the series folder dir holds, in path
+// order (with /), and what it leaves out (path: why).
+func files(dir string) ([]string, []string, error) {
 	var paths, left []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -120,188 +113,133 @@ func Files(repo, dir string) ([]File, []string, error) {
 		return nil, nil, err
 	}
 	sort.Strings(paths)
-	if len(paths) == 0 {
-		return nil, left, nil
-	}
-	ids, err := writeBlobs(repo, dir, paths)
-	if err != nil {
-		return nil, nil, err
-	}
-	files := make([]File, len(paths))
-	for i, p := range paths {
-		files[i] = File{Path: p, Blob: ids[i]}
-	}
-	return files, left, nil
+	return paths, left, nil
 }
 
-// writeBlobs writes the files at paths (relative to dir, with /) into
-// repo's objects with one git fast-import, and returns their blob ids in
-// the same order. fast-import writes one pack (not a loose object file per
-// file, git hash-object -w), leaves out what the repository's packs
-// already hold, and stores each blob as a delta of the one before where
-// that is smaller (a series' records repeat each other); git push then
-// sends that pack's objects without compressing them again. Each file is
-// read once, as it is sent; the ids come back on fast-import's stdout
-// (get-mark), read while the files are still being sent.
-func writeBlobs(repo, dir string, paths []string) ([]string, error) {
+// importCommit writes the files at paths (relative to dir, with /) and a
+// commit of exactly them (parent: parent, unless "") into repo's objects
+// with one git fast-import, and returns the commit and its root tree. The
+// blobs, trees and commit go into one pack (not a loose object file each,
+// as git hash-object -w and git mktree write them: most of a publish's
+// time), what the repository's packs already hold is left out, and each
+// blob is stored as a delta of the one before where that is smaller (a
+// series' records repeat each other); git push then sends that pack's
+// objects without compressing them again. No ref is written: the commit
+// is made on a scratch branch that is reset to nothing before fast-import
+// ends; Publish moves the series' ref itself. Each file is read once, as
+// it is sent; the answers (ls, get-mark) are read while it is sent.
+func importCommit(repo, dir string, paths []string, parent, message string) (commit, tree string, err error) {
 	cmd := gitx.Command(repo, "fast-import", "--quiet", "--done")
+	cmd.Env = append(cmd.Env, identity...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return "", "", err
 	}
-	ids := make([]string, 0, len(paths))
-	read := make(chan error, 1)
-	// The reader stops at EOF when the stream ended early (no get-mark).
+	// Two answers: the root tree (ls) and the commit (get-mark). The
+	// reader stops at EOF when the stream ended early.
+	answers := make(chan []string, 1)
 	go func() {
 		r := bufio.NewReader(outPipe)
-		for range paths {
+		var got []string
+		for len(got) < 2 {
 			line, err := r.ReadString('\n')
 			if err != nil {
-				read <- err
-				io.Copy(io.Discard, r)
-				return
+				break
 			}
-			ids = append(ids, strings.TrimSpace(line))
+			got = append(got, strings.TrimSuffix(line, "\n"))
 		}
 		io.Copy(io.Discard, r)
-		read <- nil
+		answers <- got
 	}()
-	// A file that cannot be read ends the stream early but cleanly
-	// (done): fast-import exits without a crash report, and the blobs sent
-	// before it are unreferenced objects (git gc prunes them).
-	var readFileErr error
+	// A file that cannot be read ends the stream early but cleanly (done,
+	// no commit): fast-import exits without a crash report, and the blobs
+	// sent before it are unreferenced objects (git gc prunes them).
+	const scratch = "refs/spar/publishing"
+	var readErr error
 	w := bufio.NewWriterSize(in, 256<<10)
 	for i, p := range paths {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		if err != nil {
-			readFileErr = err
+			readErr = err
 			break
 		}
 		fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n", i+1, len(b))
 		w.Write(b)
 		w.WriteByte('\n')
 	}
-	if readFileErr == nil {
-		for i := range paths {
-			fmt.Fprintf(w, "get-mark :%d\n", i+1)
+	if readErr == nil {
+		c := len(paths) + 1
+		fmt.Fprintf(w, "commit %s\nmark :%d\n", scratch, c)
+		now := time.Now().Unix()
+		fmt.Fprintf(w, "author spar <spar@localhost> %d +0000\ncommitter spar <spar@localhost> %d +0000\n", now, now)
+		fmt.Fprintf(w, "data %d\n%s\n", len(message), message)
+		if parent != "" {
+			fmt.Fprintf(w, "from %s\n", parent)
 		}
+		w.WriteString("deleteall\n")
+		for i, p := range paths {
+			fmt.Fprintf(w, "M 100644 :%d %s\n", i+1, quotePath(p))
+		}
+		fmt.Fprintf(w, "\nls :%d \"\"\nget-mark :%d\n", c, c)
+		// The scratch branch is deleted at the end: no ref is written.
+		fmt.Fprintf(w, "reset %s\nfrom %s\n\n", scratch, strings.Repeat("0", 40))
 	}
 	w.WriteString("done\n")
 	sendErr := w.Flush()
 	in.Close()
-	var readErr error
-	if readFileErr == nil {
-		readErr = <-read
-	}
 	waitErr := cmd.Wait()
+	got := <-answers
 	switch {
-	case readFileErr != nil:
-		return nil, readFileErr
-	case sendErr != nil && waitErr == nil:
-		return nil, sendErr
-	case waitErr != nil:
-		return nil, fmt.Errorf("git fast-import: %v: %s", waitErr, strings.TrimSpace(stderr.String()))
 	case readErr != nil:
-		return nil, fmt.Errorf("git fast-import: %v", readErr)
+		return "", "", readErr
+	case waitErr != nil:
+		return "", "", fmt.Errorf("git fast-import: %v: %s", waitErr, strings.TrimSpace(stderr.String()))
+	case sendErr != nil:
+		return "", "", fmt.Errorf("git fast-import: %v", sendErr)
+	case len(got) != 2:
+		return "", "", fmt.Errorf("git fast-import: %d answers, want 2", len(got))
 	}
-	if len(ids) != len(paths) {
-		return nil, fmt.Errorf("git fast-import gave %d ids for %d files", len(ids), len(paths))
+	// "040000 tree <id>\t" (ls of the root), then "<id>" (get-mark).
+	f := strings.Fields(got[0])
+	if len(f) != 3 || f[1] != "tree" || !objectID(f[2]) || !objectID(got[1]) {
+		return "", "", fmt.Errorf("git fast-import: unexpected answers %q", got)
 	}
-	for _, id := range ids {
-		if len(id) < 40 || strings.Trim(id, "0123456789abcdef") != "" {
-			return nil, fmt.Errorf("git fast-import: %q is no object id", id)
-		}
-	}
-	return ids, nil
+	return got[1], f[2], nil
 }
 
-// Tree writes the tree of files with one git mktree process (--batch: a
-// folder at a time, deepest first, each answered with its id before its
-// parent is written) and returns the root's id. The files' blobs must be
-// in repo's objects (Files wrote them).
-func Tree(repo string, files []File) (string, error) {
-	type entry struct{ mode, kind, id, name string }
-	dirs := map[string][]entry{"": nil}
-	for _, f := range files {
-		dir, name := pathSplit(f.Path)
-		dirs[dir] = append(dirs[dir], entry{"100644", "blob", f.Blob, name})
-		for d := dir; d != ""; {
-			parent, _ := pathSplit(d)
-			if _, ok := dirs[d]; !ok {
-				dirs[d] = nil
-			}
-			d = parent
+// objectID reports a full hexadecimal object ID (SHA-1 or SHA-256).
+func objectID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// quotePath is p as fast-import reads a path: always quoted, C style
+// (a path may hold a space, a quote or a control character).
+func quotePath(p string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
 		}
 	}
-	order := make([]string, 0, len(dirs))
-	for d := range dirs {
-		order = append(order, d)
-	}
-	depth := func(d string) int {
-		if d == "" {
-			return 0
-		}
-		return strings.Count(d, "/") + 1
-	}
-	// Deepest first: a folder's tree is made after every folder in it.
-	sort.Slice(order, func(i, j int) bool {
-		if di, dj := depth(order[i]), depth(order[j]); di != dj {
-			return di > dj
-		}
-		return order[i] < order[j]
-	})
-	// --missing: the entries are the blobs Files just wrote and the
-	// trees this process just answered, so mktree need not look each one
-	// up again (a lookup per file was most of its time).
-	cmd := gitx.Command(repo, "mktree", "-z", "--missing", "--batch")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return "", err
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	defer cmd.Wait()
-	defer in.Close()
-	out := bufio.NewReader(outPipe)
-	var root string
-	for _, d := range order {
-		var b bytes.Buffer
-		for _, e := range dirs[d] {
-			fmt.Fprintf(&b, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, e.name)
-		}
-		b.WriteByte(0) // the end of this tree
-		if _, err := in.Write(b.Bytes()); err != nil {
-			return "", fmt.Errorf("git mktree: %v: %s", err, strings.TrimSpace(stderr.String()))
-		}
-		line, err := out.ReadString('\n')
-		if err != nil {
-			return "", fmt.Errorf("git mktree: %v: %s", err, strings.TrimSpace(stderr.String()))
-		}
-		id := strings.TrimSpace(line)
-		if d == "" {
-			root = id
-			continue
-		}
-		parent, name := pathSplit(d)
-		dirs[parent] = append(dirs[parent], entry{"040000", "tree", id, name})
-	}
-	return root, nil
+	b.WriteByte('"')
+	return b.String()
 }
 
 // pathSplit is path's folder ("" for the top) and last element.
@@ -348,43 +286,36 @@ func Publish(repo, dir string, n Name) (Published, error) {
 		return p, err
 	}
 	name := n.s
-	files, left, err := Files(repo, dir)
+	paths, left, err := files(dir)
 	if err != nil {
 		return p, err
 	}
-	if len(files) == 0 {
+	if len(paths) == 0 {
 		return p, fmt.Errorf("%s holds no record to publish", dir)
 	}
-	p.Files, p.Left = len(files), left
-	tree, err := Tree(repo, files)
-	if err != nil {
-		return p, err
-	}
+	p.Files, p.Left = len(paths), left
 	// The ref's commit and its tree, in one call.
 	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname) %(tree)", Ref(name))
 	if err != nil {
 		return p, err
 	}
+	parentTree := ""
 	if f := strings.Fields(string(out)); len(f) == 2 {
-		p.Parent = f[0]
-		if f[1] == tree {
-			p.Commit = p.Parent
-			return p, nil
-		}
+		p.Parent, parentTree = f[0], f[1]
 	} else if len(f) != 0 {
 		return p, fmt.Errorf("%s: not a commit (%s)", Ref(name), strings.TrimSpace(string(out)))
 	}
-	args := []string{"commit-tree", tree, "-m", "spar: publish the series " + name}
-	if p.Parent != "" {
-		args = append(args, "-p", p.Parent)
-	}
-	cmd := gitx.Command(repo, args...)
-	cmd.Env = append(cmd.Env, identity...)
-	out, err = cmd.Output()
+	commit, tree, err := importCommit(repo, dir, paths, p.Parent, "spar: publish the series "+name)
 	if err != nil {
-		return p, fmt.Errorf("git commit-tree: %v", gitErr(err))
+		return p, err
 	}
-	p.Commit = strings.TrimSpace(string(out))
+	if p.Parent != "" && tree == parentTree {
+		// Nothing changed: the ref stays (the commit just made is
+		// referenced by nothing; git gc prunes it).
+		p.Commit = p.Parent
+		return p, nil
+	}
+	p.Commit = commit
 	old := p.Parent
 	if old == "" {
 		old = strings.Repeat("0", len(p.Commit))

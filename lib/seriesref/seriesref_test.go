@@ -130,12 +130,15 @@ func TestPush_RemoteMovedMeanwhile(t *testing.T) {
 
 // What Publish puts on the ref, WriteFolder writes back byte for byte:
 // many files in nested folders (written by several writers at once), an
-// empty file, a file larger than the writers' budget.
+// empty file, a file larger than the writers' budget, names with a space,
+// a quote, a backslash, control characters and UTF-8.
 func TestWriteFolder_WritesWhatWasPublished(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "", "init", "-q")
 	dir := filepath.Join(repo, "reviews", "s")
-	want := map[string]string{"extensions.jsonl": "", "big/round.json": strings.Repeat("0123456789abcdef", writeBudget/16+1)}
+	want := map[string]string{"extensions.jsonl": "", "big/round.json": strings.Repeat("0123456789abcdef", writeBudget/16+1),
+		// names fast-import reads only quoted
+		"sp ace/q\"uote.json": "1", "tab\tname": "2", "nl\nname": "3", "back\\slash": "4", "\"lead": "5", "ünï/é.md": "6", "del\x7f": "7"}
 	for i := 0; i < 60; i++ {
 		want[filepath.ToSlash(filepath.Join("code-"+strconv.Itoa(i%7), "r"+strconv.Itoa(i%3), "f"+strconv.Itoa(i)+".json"))] = strings.Repeat("x", i*37)
 	}
