@@ -210,8 +210,9 @@ func importCommit(repo, dir string, paths []string, parent, message string) (com
 	w.WriteString("done\n")
 	sendErr := w.Flush()
 	in.Close()
-	waitErr := cmd.Wait()
+	// Every read of stdout ends (at its EOF) before Wait closes it.
 	got := <-answers
+	waitErr := cmd.Wait()
 	switch {
 	case readErr != nil:
 		return "", "", readErr
