@@ -351,6 +351,10 @@ type Cap struct {
 	Number  int     `json:"number"`  // this round's count in the stage (0 when not counted)
 	Limit   int     `json:"limit"`   // cap + extensions
 	RerunOf *string `json:"rerun_of"`
+	// NotCounted is why a round the decision counted is recorded as not
+	// counted (lib/series.Settle: "no reviewer could start"); absent
+	// otherwise (records from before it: counted as decided).
+	NotCounted *string `json:"not_counted,omitempty"`
 }
 
 // ---------------------------------------------------------------- runs
@@ -461,6 +465,21 @@ type Usage struct {
 	CacheReadTokens  *int64   `json:"cache_read_tokens"`
 	CacheWriteTokens *int64   `json:"cache_write_tokens"`
 	CostUSD          *float64 `json:"cost_usd"`
+}
+
+// Spent reports whether u states any figure above zero: tokens or cost
+// spent. A nil u, or one stating only nulls and zeros (claude's refusal
+// result: total_cost_usd 0), spent nothing.
+func (u *Usage) Spent() bool {
+	if u == nil {
+		return false
+	}
+	for _, v := range []*int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens} {
+		if v != nil && *v > 0 {
+			return true
+		}
+	}
+	return u.CostUSD != nil && *u.CostUSD > 0
 }
 
 // Add sums u into t field by field: a field stays null only when it is

@@ -72,6 +72,10 @@ type CapRound struct {
 	Counted bool    `json:"counted"`
 	Number  int     `json:"number"`
 	RerunOf *string `json:"rerun_of"`
+	// NotCounted is why a round its decision counted is not counted
+	// (round.json's cap.not_counted: "no reviewer could start"); absent
+	// otherwise.
+	NotCounted *string `json:"not_counted,omitempty"`
 	// Usage is the round's total (round.RecordUsage over its attempts).
 	Usage round.UsageTotal `json:"usage"`
 	// Spend is the round's spend against its budgets
@@ -142,6 +146,8 @@ func capReport(dir, abs string, rounds []*roundData) (*CapReport, error) {
 			cr.Counted = r.rec.Cap.Counted
 			if cr.Counted {
 				cr.Number = r.rec.Cap.Number
+			} else {
+				cr.NotCounted = r.rec.Cap.NotCounted
 			}
 		}
 		// Usage comes from the attempts round.json keeps (not its stored
@@ -273,6 +279,8 @@ func (rep *CapReport) Markdown() string {
 			counted := "no"
 			if r.Counted {
 				counted = fmt.Sprintf("yes (%d)", r.Number)
+			} else if r.NotCounted != nil {
+				counted = "no: " + cell(*r.NotCounted)
 			}
 			rerun := "-"
 			if r.RerunOf != nil {

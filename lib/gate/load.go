@@ -14,6 +14,7 @@ import (
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/series"
 )
 
 // state is what reading a round folder gave.
@@ -419,6 +420,16 @@ func wholeRecord(r *roundData, rec *round.Record) bool {
 	if d, err := config.Digest(&rec.Config); err != nil || d != rec.Config.Digest {
 		r.state, r.err = unreadable, fmt.Errorf("round.json: config.digest %q is not the digest of its config (%s)", rec.Config.Digest, d)
 		return false
+	}
+	// A round recorded as not counted because no reviewer could start
+	// (lib/series.Settle, docs/review-round.md §8.6) must be one: a
+	// round.json that claims it for a round whose reviewers ran was edited
+	// to take back a counted round.
+	if rec.Cap.NotCounted != nil {
+		if want := series.Settle(rec.Cap, rec.DryRun, rec.Reviewers); rec.DryRun || rec.Cap.RerunOf != nil || want.Counted {
+			r.state, r.err = unreadable, fmt.Errorf("round.json: cap.not_counted says %q, but the round is a dry run, a rerun, or a reviewer of it started", *rec.Cap.NotCounted)
+			return false
+		}
 	}
 	r.rec, r.full = rec, true
 	return true

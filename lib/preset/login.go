@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // Login is how spar asks a CLI preset whether it is logged in without
@@ -25,6 +26,14 @@ type Login struct {
 	Files []CredentialFile
 	// Command is what the user runs to log in.
 	Command string
+	// Silent: the CLI never says it is not logged in when it runs (codex
+	// 0.169.0 sends its requests without a key, or stops at a provider's
+	// missing variable), so a run of it that reached no model while it
+	// had no credentials is recorded as an authentication refusal
+	// (docs/review-round.md "Refusal phrases", "A CLI without
+	// credentials"). claude says it ("Not logged in · Please run /login",
+	// a refusal phrase).
+	Silent bool
 	// state reads the status command's outcome (LoginState).
 	state func(exit int, out string) string
 }
@@ -41,7 +50,7 @@ func LoginOf(preset string) *Login {
 	case "codex":
 		return &Login{Args: []string{"login", "status"}, Env: []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
 			Files:   []CredentialFile{{DirEnv: "CODEX_HOME", HomeDir: ".codex", Name: "auth.json"}},
-			Command: "codex login", state: codexLogin}
+			Command: "codex login", Silent: true, state: codexLogin}
 	}
 	return nil
 }
@@ -72,6 +81,19 @@ func (l *Login) HasCredentials(getenv func(string) string, home string) bool {
 		}
 	}
 	return false
+}
+
+// Places names where the CLI looks for credentials, for a reason:
+// "CODEX_API_KEY, OPENAI_API_KEY or /home/me/.codex/auth.json".
+func (l *Login) Places(getenv func(string) string, home string) string {
+	names := append([]string{}, l.Env...)
+	for _, f := range l.Files {
+		names = append(names, f.Path(getenv, home))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 var (

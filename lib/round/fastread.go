@@ -202,6 +202,8 @@ func parseHead(b []byte) (*Record, error) {
 					return integer(v, &rec.Cap.Limit)
 				case "rerun_of":
 					return optStr(v, &rec.Cap.RerunOf)
+				case "not_counted":
+					return optStr(v, &rec.Cap.NotCounted)
 				}
 				return nil
 			})

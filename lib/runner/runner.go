@@ -20,6 +20,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/refusal"
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/lib/spend"
 )
@@ -377,9 +378,10 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity, prog *Pr
 		a.refusal = string(ref.Kind)
 		return finish(Unavailable, ref.Reason())
 	}
+	var failure string
 	switch {
 	case res.signal != "":
-		return finish(Failed, "killed by "+res.signal)
+		failure = "killed by " + res.signal
 	case *res.exitCode != 0:
 		// The failure the output states explains the exit best (codex's
 		// turn.failed: its stderr may end with an incidental warning),
@@ -395,9 +397,34 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity, prog *Pr
 		if why == "" {
 			why = oc.Problem
 		}
-		return finish(Failed, fmt.Sprintf("exited with status %d%s", *res.exitCode, reasonNote(why)))
+		failure = fmt.Sprintf("exited with status %d%s", *res.exitCode, reasonNote(why))
+	default:
+		failure = oc.Problem
 	}
-	return finish(Failed, oc.Problem)
+	if why := noCredentials(p.Name(), oc); why != "" {
+		a.refusal = string(refusal.Authentication)
+		return finish(Unavailable, why+"; "+failure)
+	}
+	return finish(Failed, failure)
+}
+
+// noCredentials is the reason of a failed attempt of a CLI that never says
+// it is not logged in (preset.Login.Silent: codex) when it had no
+// credentials (preset.Login.HasCredentials, what spar run's warning
+// checks: the variables pass the sandbox with the preset's own) and
+// reached no model: no tool or item, no tokens or cost stated above
+// zero (envelope.Usage.Spent), no model stated
+// (docs/review-round.md "A CLI without credentials"). "" otherwise.
+func noCredentials(presetName string, oc preset.Outcome) string {
+	lg := preset.LoginOf(presetName)
+	if lg == nil || !lg.Silent || len(oc.Tools) > 0 || oc.Usage.Spent() || oc.ObservedModel != nil {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	if lg.HasCredentials(os.Getenv, home) {
+		return ""
+	}
+	return fmt.Sprintf("authentication: %s has no credentials (%s): run `%s`", presetName, lg.Places(os.Getenv, home), lg.Command)
 }
 
 // executableName is the name G14 resolves for a reviewer: argv[0] of a

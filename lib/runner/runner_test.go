@@ -352,3 +352,54 @@ func TestG19_VersionCheckInsideTheLimit(t *testing.T) {
 		t.Errorf("%+v", run.Attempts)
 	}
 }
+
+// A failed attempt of a CLI that never says it is not logged in (codex)
+// is an authentication refusal when it had no credentials and reached no
+// model (docs/review-round.md "A CLI without credentials"); claude says it
+// itself, and a run that reached a model or had a credential stays failed.
+func TestNoCredentials(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"CODEX_HOME", "CODEX_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CONFIG_DIR"} {
+		t.Setenv(v, "")
+	}
+	model, zero, one := "gpt-5", int64(0), int64(1)
+	want := "authentication: codex has no credentials (CODEX_API_KEY, OPENAI_API_KEY or " + filepath.Join(home, ".codex", "auth.json") + "): run `codex login`"
+	cases := []struct {
+		name, preset string
+		oc           preset.Outcome
+		env          [2]string
+		file         bool
+		want         string
+	}{
+		{name: "nothing", preset: "codex", want: want},
+		{name: "an error item is no model", preset: "codex", oc: preset.Outcome{Errors: []string{"Connection failed"}}, want: want},
+		{name: "a key", preset: "codex", env: [2]string{"OPENAI_API_KEY", "sk-x"}},
+		{name: "codex's key", preset: "codex", env: [2]string{"CODEX_API_KEY", "sk-x"}},
+		{name: "auth.json", preset: "codex", file: true},
+		{name: "a tool ran", preset: "codex", oc: preset.Outcome{Tools: []string{"reasoning"}}},
+		{name: "usage of nothing", preset: "codex", oc: preset.Outcome{Usage: &envelope.Usage{InputTokens: &zero}}, want: want},
+		{name: "usage", preset: "codex", oc: preset.Outcome{Usage: &envelope.Usage{InputTokens: &one}}},
+		{name: "a model", preset: "codex", oc: preset.Outcome{ObservedModel: &model}},
+		{name: "claude says it itself", preset: "claude"},
+		{name: "command", preset: "command"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env[0] != "" {
+				t.Setenv(c.env[0], c.env[1])
+			}
+			auth := filepath.Join(home, ".codex", "auth.json")
+			os.Remove(auth)
+			if c.file {
+				os.MkdirAll(filepath.Dir(auth), 0o755)
+				if err := os.WriteFile(auth, []byte("{}"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := noCredentials(c.preset, c.oc); got != c.want {
+				t.Errorf("noCredentials = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

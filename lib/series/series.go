@@ -108,6 +108,57 @@ func (r Round) Counted() bool {
 	return r.Finished && !r.Record.DryRun && r.Record.Cap.Counted
 }
 
+// NoReviewerStarted is why a round the decision counted is recorded as not
+// counted (Settle).
+const NoReviewerStarted = "no reviewer could start"
+
+// Settle is the cap a round is recorded with (docs/review-round.md §8.6,
+// "A round in which no reviewer could start"): the decision made before
+// the reviewers ran (Decide), except that a counted round in which no
+// reviewer could start (every one NotStarted) is not counted: counted
+// false, number kept (the count it would have had), not_counted saying
+// why. spar-record settles at every recording, from the decision the
+// envelope carries, so a re-recording gives the same cap: a settled cap
+// whose round has a reviewer that started is counted again. Every reader
+// of "is this round counted" (the next decision, the gate, cap-report,
+// summary.md) reads the settled cap.counted and nothing else.
+func Settle(c envelope.Cap, dryRun bool, rs []round.Reviewer) envelope.Cap {
+	if dryRun || c.RerunOf != nil || (!c.Counted && c.NotCounted == nil) {
+		return c
+	}
+	none := len(rs) > 0
+	for _, r := range rs {
+		none = none && NotStarted(r)
+	}
+	if none {
+		c.Counted = false
+		why := NoReviewerStarted
+		c.NotCounted = &why
+	} else {
+		c.Counted = true
+		c.NotCounted = nil
+	}
+	return c
+}
+
+// NotStarted reports whether a reviewer run of a round could not start a
+// review: unavailable (G14's executable not found, a refusal, a CLI
+// without credentials), with nothing of a model seen in any attempt: no
+// tool or item kind, no model stated, no tokens or cost stated above zero
+// (envelope.Usage.Spent). A reviewer refused
+// after it had read files or spent tokens started.
+func NotStarted(r round.Reviewer) bool {
+	if r.Status != envelope.StatusUnavailable || len(r.Tools) > 0 || r.ObservedModel != nil {
+		return false
+	}
+	for _, a := range r.Attempts {
+		if a.ObservedModel != nil || a.Usage.Spent() {
+			return false
+		}
+	}
+	return true
+}
+
 // AddCapped adds two counts of 0 or more (caps, extensions' --by), stopping
 // at the largest int instead of wrapping around: G31 accepts any --by of 1
 // or more, and a sum that wrapped would turn a huge extension into a limit

@@ -247,3 +247,63 @@ func TestG32_UnreadableRecordIsAnError(t *testing.T) {
 		t.Fatal("no error for an unknown stage")
 	}
 }
+
+// docs/review-round.md §8.6, "A round in which no reviewer could start":
+// a counted round whose every reviewer is unavailable before reaching a
+// model is recorded not counted; a reviewer that started (any other
+// status, or unavailable after a tool, a model or usage) keeps it
+// counted; settling again gives the same cap (a re-recording), and a
+// settled cap whose round now has a reviewer that started is counted
+// again. Dry runs and reruns are left as decided.
+func TestCaps_NoReviewerStartedIsNotCounted(t *testing.T) {
+	model, n := "m", int64(5)
+	gone := round.Reviewer{Name: "a", Status: envelope.StatusUnavailable}
+	refused := round.Reviewer{Name: "b", Status: envelope.StatusUnavailable, Attempts: []envelope.Attempt{{Status: envelope.StatusUnavailable}}}
+	decided := envelope.Cap{Stage: "code", Counted: true, Number: 3, Limit: 3}
+	why := NoReviewerStarted
+	notCounted := envelope.Cap{Stage: "code", Counted: false, Number: 3, Limit: 3, NotCounted: &why}
+	rerunOf := "code-1"
+	cases := []struct {
+		name string
+		cap  envelope.Cap
+		dry  bool
+		rs   []round.Reviewer
+		want envelope.Cap
+	}{
+		{"every reviewer unavailable", decided, false, []round.Reviewer{gone, refused}, notCounted},
+		{"settled again", notCounted, false, []round.Reviewer{gone, refused}, notCounted},
+		{"one failed", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusFailed}}, decided},
+		{"one completed", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusCompleted}}, decided},
+		{"one pending (the host's subagent)", decided, false, []round.Reviewer{gone, {Name: "n", Status: envelope.StatusPending}}, decided},
+		{"refused after a tool", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusUnavailable, Tools: []string{"Read"}}}, decided},
+		{"refused after the model answered", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusUnavailable, ObservedModel: &model}}, decided},
+		{"an attempt stated usage", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusUnavailable,
+			Attempts: []envelope.Attempt{{Status: envelope.StatusUnavailable, Usage: &envelope.Usage{OutputTokens: &n}}}}}, decided},
+		{"an attempt stated a cost of 0 (claude's refusal)", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusUnavailable,
+			Attempts: []envelope.Attempt{{Status: envelope.StatusUnavailable, Usage: &envelope.Usage{CostUSD: new(float64)}}}}}, notCounted},
+		{"an attempt stated a model", decided, false, []round.Reviewer{gone, {Name: "c", Status: envelope.StatusUnavailable,
+			Attempts: []envelope.Attempt{{Status: envelope.StatusUnavailable}, {Status: envelope.StatusUnavailable, ObservedModel: &model}}}}, decided},
+		{"settled, now a reviewer started", notCounted, false, []round.Reviewer{gone, {Name: "n", Status: envelope.StatusCompleted}}, decided},
+		{"no reviewers", decided, false, nil, decided},
+		{"dry run", envelope.Cap{Stage: "code", Limit: 3}, true, []round.Reviewer{gone}, envelope.Cap{Stage: "code", Limit: 3}},
+		{"rerun", envelope.Cap{Stage: "code", Limit: 3, RerunOf: &rerunOf}, false, []round.Reviewer{gone}, envelope.Cap{Stage: "code", Limit: 3, RerunOf: &rerunOf}},
+	}
+	for _, c := range cases {
+		got := Settle(c.cap, c.dry, c.rs)
+		if got.Counted != c.want.Counted || got.Number != c.want.Number || got.Limit != c.want.Limit ||
+			(got.NotCounted == nil) != (c.want.NotCounted == nil) || (got.NotCounted != nil && *got.NotCounted != *c.want.NotCounted) ||
+			(got.RerunOf == nil) != (c.want.RerunOf == nil) {
+			t.Errorf("%s: Settle = %+v, want %+v", c.name, got, c.want)
+		}
+	}
+
+	// The next decision reads the settled record: a round not counted
+	// leaves the count where it was, and is no round to rerun.
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "2026-01-01T00:00:01Z", counted: true, finished: true})
+	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h2", packet: "p2", started: "2026-01-01T00:00:02Z", counted: false, finished: true})
+	d, err := Decide(s, "code", "b", "h2", "p2", false, caps, nil, nil)
+	if err != nil || !d.Cap.Counted || d.Cap.Number != 2 || d.Cap.RerunOf != nil || d.Refusal != "" {
+		t.Fatalf("after a round not counted: %+v %v", d, err)
+	}
+}

@@ -1,9 +1,11 @@
 package seriesref
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -41,7 +43,7 @@ func TestPublish_HoldsTheRecordsOnly(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
 	}
 	os.Symlink("/nowhere", filepath.Join(dir, "code-1", "workspace"))
-	pub, err := Publish(repo, dir, "s")
+	pub, err := Publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +52,12 @@ func TestPublish_HoldsTheRecordsOnly(t *testing.T) {
 	if got != want {
 		t.Errorf("the ref holds:\n%s\nwant:\n%s\nleft out: %v", got, want, pub.Left)
 	}
-	again, err := Publish(repo, dir, "s")
+	again, err := Publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil || again.Changed || again.Commit != pub.Commit {
 		t.Errorf("a publish of an unchanged folder: %+v, %v", again, err)
 	}
 	os.WriteFile(filepath.Join(dir, "code-1", "ledger.jsonl"), []byte("{}\n"), 0o644)
-	next, err := Publish(repo, dir, "s")
+	next, err := Publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil || !next.Changed || next.Parent != pub.Commit {
 		t.Errorf("the next publish: %+v, %v: want a child of %s", next, err, pub.Commit)
 	}
@@ -82,5 +84,117 @@ func TestWriteFolder_RefusesWhatIsNoRecord(t *testing.T) {
 				t.Error("the folder was made")
 			}
 		})
+	}
+}
+
+// Push never forces: a remote whose ref moved elsewhere after the caller's
+// CheckRemote rejects the push, which then says whose publish is there
+// (*MovedError), and the remote keeps theirs.
+func TestPush_RemoteMovedMeanwhile(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "", "init", "-q", "--bare", remote)
+	publish := func(repo, text string) string {
+		dir := filepath.Join(repo, "reviews", "s")
+		os.MkdirAll(filepath.Join(dir, "code-1"), 0o755)
+		os.WriteFile(filepath.Join(dir, "code-1", "round.json"), []byte(text), 0o644)
+		p, err := Publish(repo, dir, checkName(t, repo, "s"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Commit
+	}
+	ours, theirs := filepath.Join(root, "ours"), filepath.Join(root, "theirs")
+	for _, r := range []string{ours, theirs} {
+		git(t, root, "", "init", "-q", r)
+		git(t, r, "", "remote", "add", "origin", remote)
+	}
+	first := publish(ours, "{}")
+	if err := CheckRemote(ours, "origin", checkName(t, ours, "s")); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else publishes the series there first.
+	other := publish(theirs, `{"theirs":true}`)
+	if err := Push(theirs, "origin", checkName(t, theirs, "s")); err != nil {
+		t.Fatal(err)
+	}
+	err := Push(ours, "origin", checkName(t, ours, "s"))
+	var moved *MovedError
+	if !errors.As(err, &moved) || moved.Theirs != other || moved.Ours != first {
+		t.Fatalf("push over a moved ref: %v", err)
+	}
+	if got := git(t, remote, "", "rev-parse", Ref("s")); got != other {
+		t.Errorf("the remote's ref is %s, want theirs %s", got, other)
+	}
+}
+
+// What Publish puts on the ref, WriteFolder writes back byte for byte:
+// many files in nested folders (written by several writers at once), an
+// empty file, a file larger than the writers' budget, names with a space,
+// a quote, a backslash, control characters and UTF-8.
+func TestWriteFolder_WritesWhatWasPublished(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q")
+	dir := filepath.Join(repo, "reviews", "s")
+	want := map[string]string{"extensions.jsonl": "", "big/round.json": strings.Repeat("0123456789abcdef", writeBudget/16+1),
+		// names fast-import reads only quoted
+		"sp ace/q\"uote.json": "1", "tab\tname": "2", "nl\nname": "3", "back\\slash": "4", "\"lead": "5", "ünï/é.md": "6", "del\x7f": "7"}
+	for i := 0; i < 60; i++ {
+		want[filepath.ToSlash(filepath.Join("code-"+strconv.Itoa(i%7), "r"+strconv.Itoa(i%3), "f"+strconv.Itoa(i)+".json"))] = strings.Repeat("x", i*37)
+	}
+	for p, text := range want {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
+	}
+	pub, err := Publish(repo, dir, checkName(t, repo, "s"))
+	if err != nil || pub.Files != len(want) {
+		t.Fatalf("%+v %v", pub, err)
+	}
+	out := filepath.Join(t.TempDir(), "s")
+	n, err := WriteFolder(repo, pub.Commit, out)
+	if err != nil || n != len(want) {
+		t.Fatalf("WriteFolder: %d files, %v", n, err)
+	}
+	got := 0
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		b, _ := os.ReadFile(p)
+		if w, ok := want[filepath.ToSlash(rel)]; !ok || string(b) != w {
+			t.Errorf("%s: %d bytes, want %d (listed %v)", rel, len(b), len(w), ok)
+		}
+		got++
+		return nil
+	})
+	if got != len(want) {
+		t.Errorf("%d files written, want %d", got, len(want))
+	}
+}
+
+func checkName(t *testing.T, repo, name string) Name {
+	t.Helper()
+	n, err := CheckName(repo, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A Name is one CheckName gave: the zero Name reaches no ref.
+func TestName_UncheckedIsRefused(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q")
+	if _, err := Publish(repo, repo, Name{}); err == nil {
+		t.Error("Publish took an unchecked name")
+	}
+	if _, err := Fetch(repo, "origin", Name{}); err == nil {
+		t.Error("Fetch took an unchecked name")
+	}
+	for _, bad := range []string{"", "a/b", "a..b", "a:b", "a b", ".a", "a.lock", "a~1", "a^", "a*"} {
+		if _, err := CheckName(repo, bad); err == nil {
+			t.Errorf("CheckName(%q) accepted it", bad)
+		}
 	}
 }

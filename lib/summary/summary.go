@@ -96,13 +96,17 @@ func VerdictLine(rec *round.Record, findings []envelope.Finding, t *Tally) strin
 	if s, ok := round.RecordSpend(rec); ok {
 		spent = "; " + SpendText(s)
 	}
+	notCounted := ""
+	if rec.Cap.NotCounted != nil {
+		notCounted = "; not counted: " + *rec.Cap.NotCounted
+	}
 	return fmt.Sprintf("Verdict: %s, %s, %s, %s%s; completed: %s (%d of %d %s)%s",
 		class(c.Defect, "defect", "defects", o.Defect, cl.Defect),
 		class(c.RequirementQuestion, "requirement-question", "requirement-questions", o.RequirementQuestion, cl.RequirementQuestion),
 		class(c.Hardening, "hardening", "hardening", o.Hardening, cl.Hardening),
 		class(c.Note, "note", "notes", o.Note, cl.Note),
 		others,
-		list, len(done), len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"), spent)
+		list, len(done), len(rec.Reviewers), plural(len(rec.Reviewers), "reviewer", "reviewers"), spent+notCounted)
 }
 
 // CountClasses counts findings per class.
@@ -199,6 +203,8 @@ func RenderTo(out io.Writer, rec *round.Record, findings []envelope.Finding, led
 		w("Dry run: not counted.\n")
 	case rec.Cap.RerunOf != nil:
 		w("Rerun of %s: not counted (limit %d).\n", *rec.Cap.RerunOf, rec.Cap.Limit)
+	case rec.Cap.NotCounted != nil:
+		w("Not counted: %s (it would have been round %d of %s; limit %d).\n", *rec.Cap.NotCounted, rec.Cap.Number, rec.Cap.Stage, rec.Cap.Limit)
 	case rec.Cap.Counted:
 		w("Counted round %d of %s (limit %d).\n", rec.Cap.Number, rec.Cap.Stage, rec.Cap.Limit)
 	default:

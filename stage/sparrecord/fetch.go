@@ -56,7 +56,8 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("fetch: %q is not inside a git repository", where))
 	}
-	if err := seriesref.CheckName(repo, name); err != nil {
+	sn, err := seriesref.CheckName(repo, name)
+	if err != nil {
 		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
 	}
 	if err := recordpath.CheckNewFolder(out); err != nil {
@@ -70,11 +71,11 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	if remote == "" {
 		// No remote: the repository's own ref (a series published
 		// locally).
-		if commit, err = seriesref.Head(repo, name); err == nil && commit == "" {
+		if commit, err = seriesref.Head(repo, sn); err == nil && commit == "" {
 			err = seriesref.ErrNoRef
 		}
 	} else {
-		commit, err = seriesref.Fetch(repo, remote, name)
+		commit, err = seriesref.Fetch(repo, remote, sn)
 	}
 	if errors.Is(err, seriesref.ErrNoRef) {
 		from := "the repository"

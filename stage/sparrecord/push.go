@@ -71,7 +71,8 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %q is not inside a git repository: a series is published in the repository it reviews", dir))
 	}
 	name := filepath.Base(abs)
-	if err := seriesref.CheckName(repo, name); err != nil {
+	sn, err := seriesref.CheckName(repo, name)
+	if err != nil {
 		return exitcode.New(exitcode.Config, "push: "+err.Error())
 	}
 	remote, err := seriesref.Remote(repo, remoteGiven)
@@ -86,7 +87,7 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 		return exitcode.New(exitcode.IO, "push: "+err.Error())
 	}
 	if remote != "" {
-		if err := seriesref.CheckRemote(repo, remote, name); err != nil {
+		if err := seriesref.CheckRemote(repo, remote, sn); err != nil {
 			return moved(err)
 		}
 	}
@@ -96,7 +97,7 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitcode.New(exitcode.IO, "push: "+err.Error())
 	}
-	pub, err := seriesref.Publish(repo, abs, name)
+	pub, err := seriesref.Publish(repo, abs, sn)
 	l.Release()
 	if err != nil {
 		return exitcode.New(exitcode.Config, "push: "+err.Error())
@@ -114,7 +115,7 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files); the repository has no remote: published locally only\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files)
 		return nil
 	}
-	if _, err := seriesref.Push(repo, remote, name); err != nil {
+	if err := seriesref.Push(repo, remote, sn); err != nil {
 		return moved(err)
 	}
 	fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files), pushed to %s\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files, remote)

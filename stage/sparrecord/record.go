@@ -20,6 +20,7 @@ import (
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/summary"
 	"github.com/jaekit/spar/lib/workspace"
 )
@@ -510,6 +511,10 @@ func buildRecord(in *input) (*round.Record, error) {
 	}
 	rec.StandpointsUncovered = uncovered(rec)
 	rec.SumUsage() // usage totals from the attempts (docs/review-round.md §7.1)
+	// The cap decided before the reviewers ran, settled by what they did
+	// (docs/review-round.md §8.6: a round in which no reviewer could start
+	// is not counted).
+	rec.Cap = series.Settle(rec.Cap, rec.DryRun, rec.Reviewers)
 	return rec, nil
 }
 
