@@ -89,7 +89,7 @@ func TestPossibleRepeats(t *testing.T) {
 			defect("a-F2", "a", "y.go", "The parser drops the last line of input", nil)}},
 		{Name: "code-2", Stage: "code", Counted: true, Findings: []envelope.Finding{
 			defect("b-F1", "b", "x.go", "the parser drops the last line of the input.", nil), // alike
-			defect("b-F2", "b", "x.go", "Timeouts are never retried", nil),                  // another claim
+			defect("b-F2", "b", "x.go", "Timeouts are never retried", nil),                   // another claim
 			defect("b-F3", "b", "x.go", "The parser drops the last line of input", rep("code-1", "a-F1")),
 			defect("b-F4", "b", "x.go", "The parser drops the last line of input", nil)},
 			Last: map[string]*round.LedgerEntry{"b-F4": {Disposition: "duplicate", Of: "code-1/a-F1"}}},
