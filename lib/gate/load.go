@@ -59,7 +59,8 @@ type roundData struct {
 	// round.json records.
 	dirty []envelope.DirtyInput
 	// findings are the round's findings whole, when the gate keeps them
-	// (keepFindings) and findings.json is their encoding: what spar status
+	// (keepFindings) and findings.json is their encoding, or as
+	// wholeFindings read them from findings.json: what spar status
 	// shows without reading the round again (the values findings.json
 	// decodes to, but for text that is not UTF-8, a cited line of a head
 	// file, which the file holds as U+FFFD).
@@ -78,6 +79,8 @@ func (r *roundData) wholeFindings() (finds []envelope.Finding, ok bool) {
 	if err != nil {
 		return nil, false
 	}
+	// Kept: status, the loop and the repeats' evidence read it once.
+	r.findings = fs.Findings
 	return fs.Findings, true
 }
 
