@@ -61,6 +61,12 @@ type earlierRound struct {
 // the series lock only after the packet is built): an unreadable round is
 // an error, as for the cap decision that would follow.
 func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string, full bool) error {
+	return prepare(run, required, exclude, full, true)
+}
+
+// prepare is Prepare; texts false leaves out what only packet.md shows
+// (the delta's diff), which Check does not compare.
+func prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string, full, texts bool) error {
 	run.FollowUp, run.EarlierFindings, run.DeltaDiff, run.DeltaDiffCut = nil, nil, "", false
 	if run.Stage != Stage || run.Series == "" {
 		return nil
@@ -104,15 +110,17 @@ func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 				return err
 			}
 			fu.Delta = delta
-			paths := make([]string, 0, len(delta)*2)
-			for _, c := range delta {
-				paths = append(paths, c.Path)
-				if c.OldPath != "" {
-					paths = append(paths, c.OldPath)
+			if texts {
+				paths := make([]string, 0, len(delta)*2)
+				for _, c := range delta {
+					paths = append(paths, c.Path)
+					if c.OldPath != "" {
+						paths = append(paths, c.OldPath)
+					}
 				}
-			}
-			if run.DeltaDiff, run.DeltaDiffCut, err = gitx.UnifiedDiff(run.Repo, since.rec.Head, run.Head, paths, DiffLimit); err != nil {
-				return err
+				if run.DeltaDiff, run.DeltaDiffCut, err = gitx.UnifiedDiff(run.Repo, since.rec.Head, run.Head, paths, DiffLimit); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -149,7 +157,7 @@ func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 func Check(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string) error {
 	now := *run
 	full := run.FollowUp != nil && run.FollowUp.Full
-	if err := Prepare(&now, required, exclude, full); err != nil {
+	if err := prepare(&now, required, exclude, full, false); err != nil {
 		return err
 	}
 	got, want := run.FollowUp, now.FollowUp
