@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -428,8 +427,10 @@ func writeBlobs(repo string, order []key, paths map[key][]string, st *pending, s
 // readLane reads the blobs of share from one git cat-file --batch and hands
 // them to the writers (a large blob is written here, streamed).
 func readLane(repo string, share []key, paths map[key][]string, jobs chan<- job, st *pending, copies *counter) error {
-	cmd := exec.Command("git", "--no-pager", "cat-file", "--batch", "--buffer")
-	cmd.Dir = repo
+	// gitx.Command, as every git call: the caller's GIT_* variables are
+	// cleared and replace objects are off, so the blobs are the commit's
+	// own (TestTrust_WorkspaceReadsTheCommitsOwnBlobs).
+	cmd := gitx.Command(repo, "cat-file", "--batch", "--buffer")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

@@ -138,3 +138,58 @@ func TestMaterializeRefusesExisting(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+// The workspace holds the commit's own blobs, whatever the repository or
+// the caller's environment says: a replace ref (`git replace <blob>
+// <other>`) swaps what git cat-file gives for a blob unless replace
+// objects are off, and GIT_DIR or GIT_OBJECT_DIRECTORY in the agent's
+// environment point git at other objects. The packet and the diff read the
+// repository through gitx (docs/trust.md "Git, readers and bounded work");
+// the workspace's blobs must come the same way, else the reviewers read
+// code the packet does not describe.
+func TestTrust_WorkspaceReadsTheCommitsOwnBlobs(t *testing.T) {
+	const want = "func check() { return verify(token) }\n"
+	setup := func(t *testing.T) (repo, head, decoy string) {
+		repo = t.TempDir()
+		git(t, repo, "init", "-q", "-b", "main")
+		write(t, filepath.Join(repo, "auth.go"), want, 0o644)
+		git(t, repo, "add", "-A")
+		git(t, repo, "commit", "-q", "-m", "one")
+		head = git(t, repo, "rev-parse", "HEAD")
+		// What the agent would rather the reviewers read.
+		decoy = filepath.Join(t.TempDir(), "decoy")
+		write(t, decoy, "func check() { return true }\n", 0o644)
+		return repo, head, decoy
+	}
+	check := func(t *testing.T, repo, head string) {
+		out := t.TempDir()
+		if err := Materialize(repo, head, head, out); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, "head", "auth.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("the workspace holds %q, not the commit's blob", got)
+		}
+	}
+	t.Run("replace ref", func(t *testing.T) {
+		repo, head, decoy := setup(t)
+		other := git(t, repo, "hash-object", "-w", decoy)
+		git(t, repo, "replace", git(t, repo, "rev-parse", "HEAD:auth.go"), other)
+		check(t, repo, head)
+	})
+	t.Run("environment", func(t *testing.T) {
+		repo, head, decoy := setup(t)
+		// Another repository that borrows the real one's objects and
+		// replaces the blob, named by GIT_DIR in the agent's environment.
+		elsewhere := t.TempDir()
+		git(t, elsewhere, "init", "-q", "--bare")
+		write(t, filepath.Join(elsewhere, "objects", "info", "alternates"), filepath.Join(repo, ".git", "objects")+"\n", 0o644)
+		other := git(t, elsewhere, "hash-object", "-w", decoy)
+		git(t, elsewhere, "replace", git(t, repo, "rev-parse", "HEAD:auth.go"), other)
+		t.Setenv("GIT_DIR", elsewhere)
+		check(t, repo, head)
+	})
+}
