@@ -135,3 +135,39 @@ func TestGitEnv_ReplaceAndGraftsIgnored(t *testing.T) {
 		t.Errorf("replaced head: tree %v, has app.go %v, fix.go %v", err, err == nil && tr.Has("app.go"), err == nil && tr.Has("fix.go"))
 	}
 }
+
+// KeepHeap adds glibc's top_pad to the GLIBC_TUNABLES os/exec passes on
+// (the last one), keeping what the caller set there.
+func TestKeepHeap(t *testing.T) {
+	const pad = "GLIBC_TUNABLES=glibc.malloc.top_pad=1048576"
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"PATH=/bin"}, pad},
+		{[]string{"GLIBC_TUNABLES="}, pad},
+		{[]string{"GLIBC_TUNABLES=glibc.malloc.arena_max=2"}, "GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.top_pad=1048576"},
+		{[]string{"GLIBC_TUNABLES=a=1", "X=1", "GLIBC_TUNABLES=b=2"}, "GLIBC_TUNABLES=b=2:glibc.malloc.top_pad=1048576"},
+	} {
+		in := append([]string(nil), c.env...)
+		got := KeepHeap(in)
+		last := ""
+		for _, kv := range got {
+			if strings.HasPrefix(kv, "GLIBC_TUNABLES=") {
+				last = kv
+			}
+		}
+		if last != c.want {
+			t.Errorf("KeepHeap(%q): GLIBC_TUNABLES is %q, want %q", c.env, last, c.want)
+		}
+		if strings.Join(in, "\n") != strings.Join(c.env, "\n") {
+			t.Errorf("KeepHeap changed its argument: %q", in)
+		}
+	}
+	// git runs with it (a C library that does not know a tunable ignores it).
+	cmd := Command(t.TempDir(), "version")
+	cmd.Env = KeepHeap(cmd.Env)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git version with KeepHeap: %v %s", err, out)
+	}
+}

@@ -43,6 +43,29 @@ func Env(environ []string) []string {
 	return append(out, "GIT_NO_REPLACE_OBJECTS=1", "GIT_GRAFT_FILE="+os.DevNull)
 }
 
+// KeepHeap is env with glibc's allocator told to keep 1 MiB spare at the
+// top of the heap (glibc.malloc.top_pad, added to any GLIBC_TUNABLES env
+// already holds), for a git that allocates and frees a buffer per object
+// many times over: git fast-import of a series (700 blobs of about 20 KB)
+// otherwise spends two thirds of its time growing and trimming the heap
+// (4,000 brk calls; 0.45 s, 0.12 s with it, on 2 cores). A C library other
+// than glibc ignores the variable.
+func KeepHeap(env []string) []string {
+	const pad = "glibc.malloc.top_pad=1048576"
+	out := append([]string(nil), env...)
+	// The last GLIBC_TUNABLES is the one os/exec passes on.
+	for i := len(out) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(out[i], "GLIBC_TUNABLES="); ok {
+			if v != "" {
+				v += ":"
+			}
+			out[i] = "GLIBC_TUNABLES=" + v + pad
+			return out
+		}
+	}
+	return append(out, "GLIBC_TUNABLES="+pad)
+}
+
 // Git runs git in dir and returns its stdout. A failure returns an error
 // holding git's stderr.
 func Git(dir string, args ...string) ([]byte, error) {

@@ -130,7 +130,7 @@ func files(dir string) ([]string, []string, error) {
 // it is sent; the answers (ls, get-mark) are read while it is sent.
 func importCommit(repo, dir string, paths []string, parent, message string) (commit, tree string, err error) {
 	cmd := gitx.Command(repo, "fast-import", "--quiet", "--done")
-	cmd.Env = append(cmd.Env, identity...)
+	cmd.Env = gitx.KeepHeap(append(cmd.Env, identity...))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return "", "", err
@@ -290,12 +290,14 @@ type Published struct {
 // publish needs no git identity (a CI runner has none).
 var identity = []string{"GIT_AUTHOR_NAME=spar", "GIT_AUTHOR_EMAIL=spar@localhost", "GIT_COMMITTER_NAME=spar", "GIT_COMMITTER_EMAIL=spar@localhost"}
 
-// Publish commits the series folder dir onto the local ref of name in
-// repo: a new commit whose parent is the ref's commit, unless the ref's
-// tree already is the folder's. The ref moves only from the commit it was
-// read at (git update-ref with the old value): two publishes at once never
-// lose one. The caller holds the series lock.
-func Publish(repo, dir string, n Name) (Published, error) {
+// Prepare makes the commit a publish of the series folder dir would put on
+// the ref of name in repo, and moves no ref: a new commit whose parent is
+// the local ref's commit, unless the ref's tree already is the folder's
+// (Changed false, Commit the ref's commit). The caller holds the series
+// lock; Advance then moves the local ref, after the remote took the commit
+// when there is one (PushCommit), so that a refused push leaves the local
+// ref as it was.
+func Prepare(repo, dir string, n Name) (Published, error) {
 	var p Published
 	if err := checked(n); err != nil {
 		return p, err
@@ -330,24 +332,38 @@ func Publish(repo, dir string, n Name) (Published, error) {
 		p.Commit = p.Parent
 		return p, nil
 	}
-	p.Commit = commit
+	p.Commit, p.Changed = commit, true
+	return p, nil
+}
+
+// Advance moves the local ref of name from p.Parent to p.Commit (git
+// update-ref with the old value: two publishes at once never lose one);
+// nothing when p changed nothing.
+func Advance(repo string, n Name, p Published) error {
+	if err := checked(n); err != nil {
+		return err
+	}
+	if !p.Changed {
+		return nil
+	}
 	old := p.Parent
 	if old == "" {
 		old = strings.Repeat("0", len(p.Commit))
 	}
-	if _, err := gitx.Git(repo, "update-ref", "-m", "spar push", Ref(name), p.Commit, old); err != nil {
-		return p, fmt.Errorf("%s moved while it was published: run spar push again (%v)", Ref(name), err)
+	if _, err := gitx.Git(repo, "update-ref", "-m", "spar push", Ref(n.s), p.Commit, old); err != nil {
+		return fmt.Errorf("%s moved while it was published: run spar push again (%v)", Ref(n.s), err)
 	}
-	p.Changed = true
-	return p, nil
+	return nil
 }
 
-func gitErr(err error) string {
-	var ee interface{ Error() string }
-	if errors.As(err, &ee) {
-		return ee.Error()
+// Publish commits the series folder dir onto the local ref of name in
+// repo: Prepare, then Advance. The caller holds the series lock.
+func Publish(repo, dir string, n Name) (Published, error) {
+	p, err := Prepare(repo, dir, n)
+	if err != nil {
+		return p, err
 	}
-	return err.Error()
+	return p, Advance(repo, n, p)
 }
 
 // WriteFolder writes the tree of commit into the folder out, which must not
@@ -397,6 +413,7 @@ func WriteFolder(repo, commit, out string) (int, error) {
 		return 0, nil
 	}
 	cmd := gitx.Command(repo, "cat-file", "--batch")
+	cmd.Env = gitx.KeepHeap(cmd.Env)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return 0, err
@@ -664,8 +681,8 @@ func (e *MovedError) Error() string {
 
 // CheckRemote refuses a publish onto a ref the remote moved elsewhere: the
 // remote's ref must be absent or an ancestor of (or equal to) the local
-// one, else it is a *MovedError. It is asked before a publish is made, so
-// that a refused push leaves the local ref as it was.
+// one, else it is a *MovedError. PushCommit asks it when the remote
+// rejected a push, to say why.
 func CheckRemote(repo, remote string, n Name) error {
 	theirs, err := RemoteHead(repo, remote, n)
 	if errors.Is(err, ErrNoRef) {
@@ -690,17 +707,21 @@ func CheckRemote(repo, remote string, n Name) error {
 	return &MovedError{Remote: remote, Name: n.s, Theirs: theirs, Ours: ours}
 }
 
-// Push pushes the local ref of name to remote, fast-forward only, never
-// forced: git push without +, so a remote whose ref moved elsewhere since
-// the caller's CheckRemote rejects it. Only then is the remote asked again
-// (CheckRemote), to say whose publish is there (*MovedError); a push that
-// goes through costs no ls-remote.
-func Push(repo, remote string, n Name) error {
+// PushCommit pushes commit onto the remote's ref of name, fast-forward
+// only, never forced: git push without +, so a remote whose ref moved
+// elsewhere rejects it. The remote is asked nothing before (no ls-remote):
+// only a push that fails asks it again (CheckRemote), to say whose publish
+// is there (*MovedError, against the local ref, which the caller moves only
+// after the push went through).
+func PushCommit(repo, remote string, n Name, commit string) error {
 	if err := checked(n); err != nil {
 		return err
 	}
+	if !objectID(commit) {
+		return fmt.Errorf("push: %q is not a commit id", commit)
+	}
 	ref := Ref(n.s)
-	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", remote, ref+":"+ref); err != nil {
+	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", remote, commit+":"+ref); err != nil {
 		var moved *MovedError
 		if cerr := CheckRemote(repo, remote, n); errors.As(cerr, &moved) {
 			return cerr
@@ -708,6 +729,18 @@ func Push(repo, remote string, n Name) error {
 		return err
 	}
 	return nil
+}
+
+// Push pushes the local ref of name to remote (PushCommit of its commit).
+func Push(repo, remote string, n Name) error {
+	head, err := Head(repo, n)
+	if err != nil {
+		return err
+	}
+	if head == "" {
+		return fmt.Errorf("%s: nothing published in this clone", Ref(n.s))
+	}
+	return PushCommit(repo, remote, n, head)
 }
 
 // Fetch fetches the remote's ref of name into this repository's own ref

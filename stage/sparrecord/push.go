@@ -86,18 +86,13 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 		}
 		return exitcode.New(exitcode.IO, "push: "+err.Error())
 	}
-	if remote != "" {
-		if err := seriesref.CheckRemote(repo, remote, sn); err != nil {
-			return moved(err)
-		}
-	}
 	// The series lock: no round is published while a write of the series
 	// is under way, and an interrupted recording is finished first.
 	l, err := lock.Series(abs, stderr)
 	if err != nil {
 		return exitcode.New(exitcode.IO, "push: "+err.Error())
 	}
-	pub, err := seriesref.Publish(repo, abs, sn)
+	pub, err := seriesref.Prepare(repo, abs, sn)
 	l.Release()
 	if err != nil {
 		return exitcode.New(exitcode.Config, "push: "+err.Error())
@@ -111,12 +106,19 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 	if !pub.Changed {
 		what = "unchanged since the last publish"
 	}
+	// The remote takes the commit first; the local ref moves after it, so
+	// that a refused push leaves it as it was.
+	if remote != "" {
+		if err := seriesref.PushCommit(repo, remote, sn, pub.Commit); err != nil {
+			return moved(err)
+		}
+	}
+	if err := seriesref.Advance(repo, sn, pub); err != nil {
+		return exitcode.New(exitcode.IO, "push: "+err.Error())
+	}
 	if remote == "" {
 		fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files); the repository has no remote: published locally only\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files)
 		return nil
-	}
-	if err := seriesref.Push(repo, remote, sn); err != nil {
-		return moved(err)
 	}
 	fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files), pushed to %s\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files, remote)
 	return nil
