@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -33,21 +34,31 @@ const Prefix = "refs/spar/series/"
 // Ref is the ref of the series named name.
 func Ref(name string) string { return Prefix + name }
 
-// Name is a series name CheckName accepted: one ref component git takes
-// (git check-ref-format decides). Publish, Push, CheckRemote, Head and
-// Fetch take a Name, so a name reaches no ref or refspec unchecked, and is
-// checked once (one git process) however many of them a command calls.
+// Name is a series name CheckName accepted: one ref component git takes.
+// Publish, Push, CheckRemote, Head and Fetch take a Name, so a name reaches
+// no ref or refspec unchecked.
 type Name struct{ s string }
 
 // String is the name as given.
 func (n Name) String() string { return n.s }
 
-// CheckName refuses a series name git cannot hold as one ref component.
-func CheckName(repo, name string) (Name, error) {
+// CheckName refuses a series name git cannot hold as the last component of
+// refs/spar/series/<name>, by the rules of git check-ref-format(1) for one
+// component (TestCheckName_AgreesWithGit asks git itself about each case):
+// not empty, no /, \, control character, space, ~, ^, :, ?, *, [, no "..",
+// no "@{", not starting with "." and not ending with "." or ".lock". No git
+// process is started for it.
+func CheckName(name string) (Name, error) {
 	if name == "" || strings.ContainsAny(name, "/\\") {
 		return Name{}, fmt.Errorf("%q is not a series folder name", name)
 	}
-	if _, err := gitx.Git(repo, "check-ref-format", Ref(name)); err != nil {
+	bad := strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") ||
+		strings.Contains(name, "..") || strings.Contains(name, "@{")
+	for i := 0; i < len(name) && !bad; i++ {
+		c := name[i]
+		bad = c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[", c) >= 0
+	}
+	if bad {
 		return Name{}, fmt.Errorf("the series name %q cannot be a git ref (%s)", name, Ref(name))
 	}
 	return Name{name}, nil
@@ -618,15 +629,28 @@ func firstLine(s string, err error) string {
 
 // Remote is the remote a push or fetch uses: given when not "", else the
 // current branch's upstream remote, else origin; "" when the repository has
-// none of them.
+// none of them. A remote is one with a URL (remote.<name>.url). One git
+// config call reads the remotes and every branch's remote; the current
+// branch is asked for only when a branch names a remote.
 func Remote(repo, given string) (string, error) {
-	names, err := gitx.Git(repo, "remote")
+	out, err := gitx.Git(repo, "config", "-z", "--get-regexp", `^(remote\..+\.url|branch\..+\.remote)$`)
 	if err != nil {
-		return "", err
+		// git config exits 1 when nothing matches.
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			return "", err
+		}
+		out = nil
 	}
 	have := map[string]bool{}
-	for _, n := range strings.Fields(string(names)) {
-		have[n] = true
+	upstream := map[string]string{} // branch → its remote
+	for _, entry := range gitx.SplitZ(out) {
+		key, value, _ := strings.Cut(entry, "\n")
+		if n, ok := strings.CutPrefix(key, "remote."); ok && strings.HasSuffix(n, ".url") {
+			have[strings.TrimSuffix(n, ".url")] = true
+		} else if b, ok := strings.CutPrefix(key, "branch."); ok && strings.HasSuffix(b, ".remote") {
+			upstream[strings.TrimSuffix(b, ".remote")] = value
+		}
 	}
 	if given != "" {
 		if !have[given] {
@@ -634,9 +658,9 @@ func Remote(repo, given string) (string, error) {
 		}
 		return given, nil
 	}
-	if b, err := gitx.Git(repo, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
-		if r, err := gitx.Git(repo, "config", "--get", "branch."+strings.TrimSpace(string(b))+".remote"); err == nil {
-			if n := strings.TrimSpace(string(r)); have[n] {
+	if len(upstream) > 0 {
+		if b, err := gitx.Git(repo, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+			if n := upstream[strings.TrimSpace(string(b))]; have[n] {
 				return n, nil
 			}
 		}

@@ -175,7 +175,7 @@ func TestWriteFolder_WritesWhatWasPublished(t *testing.T) {
 
 func checkName(t *testing.T, repo, name string) Name {
 	t.Helper()
-	n, err := CheckName(repo, name)
+	n, err := CheckName(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +193,82 @@ func TestName_UncheckedIsRefused(t *testing.T) {
 		t.Error("Fetch took an unchecked name")
 	}
 	for _, bad := range []string{"", "a/b", "a..b", "a:b", "a b", ".a", "a.lock", "a~1", "a^", "a*"} {
-		if _, err := CheckName(repo, bad); err == nil {
+		if _, err := CheckName(bad); err == nil {
 			t.Errorf("CheckName(%q) accepted it", bad)
 		}
 	}
+}
+
+// CheckName takes exactly the names git takes as the last component of
+// refs/spar/series/<name>: git check-ref-format itself is asked about each
+// name (and a name with / or \ is no series folder name at all).
+func TestCheckName_AgreesWithGit(t *testing.T) {
+	names := []string{
+		"login", "login-2", "a.b", "a_b", "@", "a@b", "a@", "@a", "ümlaut", "a#b", "a!b", "a{b}", "a]", "a%", "a'b", `a"b`, "a=b", "a,b", "a+b", "a;b",
+		"", ".a", "a.", "a..b", "a.lock", "a.lock.b", "lock", ".lock", "a@{b", "a@{", "@{", "{a",
+		"a b", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\tb", "a\x01b", "a\x7fb", "a\nb",
+		"..", ".", "a...", "-a", "a-", "HEAD", "refs", "a.loc", "A.LOCK",
+	}
+	for _, c := range "!\"#$%&'()*+,-.:;<=>?@[]^_`{|}~ " {
+		names = append(names, "a"+string(c)+"b", string(c)+"a", "a"+string(c))
+	}
+	for _, name := range names {
+		_, err := CheckName(name)
+		cmd := exec.Command("git", "check-ref-format", Ref(name))
+		gitTakes := cmd.Run() == nil
+		if (err == nil) != gitTakes {
+			t.Errorf("CheckName(%q): %v; git check-ref-format %s: takes it %v", name, err, Ref(name), gitTakes)
+		}
+	}
+}
+
+// FuzzCheckName: on any name without / or \, CheckName agrees with git.
+func FuzzCheckName(f *testing.F) {
+	for _, s := range []string{"login", "a..b", "a.lock", "a@{b", ".a", "a b", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if strings.ContainsAny(name, "/\\\x00") {
+			return // no series folder name; NUL cannot reach git's argv
+		}
+		_, err := CheckName(name)
+		gitTakes := exec.Command("git", "check-ref-format", Ref(name)).Run() == nil
+		if (err == nil) != gitTakes {
+			t.Errorf("CheckName(%q): %v; git takes it: %v", name, err, gitTakes)
+		}
+	})
+}
+
+// Remote: the one given, else the current branch's upstream remote, else
+// origin, else none; a remote is one with a URL.
+func TestRemote_Choice(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q", "-b", "main")
+	git(t, repo, "", "commit", "-q", "--allow-empty", "-m", "one")
+	check := func(given, want string, wantErr bool) {
+		t.Helper()
+		got, err := Remote(repo, given)
+		if (err != nil) != wantErr || got != want {
+			t.Errorf("Remote(%q) = %q, %v; want %q (error %v)", given, got, err, want, wantErr)
+		}
+	}
+	check("", "", false)
+	check("origin", "", true)
+	git(t, repo, "", "remote", "add", "origin", "/nowhere/origin.git")
+	check("", "origin", false)
+	git(t, repo, "", "remote", "add", "up.stream", "/nowhere/up.git")
+	git(t, repo, "", "config", "branch.other.remote", "up.stream")
+	check("", "origin", false) // another branch's upstream
+	git(t, repo, "", "config", "branch.main.remote", "up.stream")
+	check("", "up.stream", false)
+	check("origin", "origin", false)
+	check("gone", "", true)
+	git(t, repo, "", "config", "branch.main.remote", "gone")
+	check("", "origin", false) // an upstream that is no remote
+	git(t, repo, "", "config", "branch.main.remote", "up.stream")
+	git(t, repo, "", "checkout", "-q", "--detach")
+	check("", "origin", false) // no current branch
+	// A remote without a URL is none.
+	git(t, repo, "", "config", "remote.nourl.fetch", "+refs/heads/*:refs/remotes/nourl/*")
+	check("nourl", "", true)
 }

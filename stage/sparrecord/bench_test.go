@@ -8,6 +8,14 @@ package sparrecord
 // series is then gated as CI gates it (spar gate of the folder, in the
 // clone: lib/gate.Decide, what spar-gate runs), and fetch + gate is set
 // beside git fetch too.
+//
+// git fetch and git push of objects that already exist do less than spar
+// does (spar push makes the objects; spar fetch writes 700 files), so each
+// is also set beside git doing the whole of it, in the same run: git's own
+// publish of the folder (a scratch index: git add, write-tree,
+// commit-tree, then git push, into an object store that lacks them, as
+// spar's first publish), and git fetch followed by git archive | tar -x of
+// the ref into a new folder.
 
 import (
 	"bytes"
@@ -27,6 +35,17 @@ func benchGit(b *testing.B, dir string, args ...string) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// benchSh runs a POSIX sh script in dir with env added.
+func benchSh(b *testing.B, dir, script string, env ...string) {
+	b.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%s: %v\n%s", script, err, out)
 	}
 }
 
@@ -56,8 +75,8 @@ func BenchmarkPushFetch100(b *testing.B) {
 	// Wall time, and the CPU time of the process and its children (git and
 	// what git runs, the remote's side included: fixture.CPUTime), which a
 	// shared machine's load disturbs less.
-	var push, gitPush, fetch, gate_, gitFetch time.Duration
-	var cPush, cGitPush, cFetch, cGate, cGitFetch time.Duration
+	var push, gitPush, fetch, gate_, gitFetch, gitOwnPush, gitOwnFetch time.Duration
+	var cPush, cGitPush, cFetch, cGate, cGitFetch, cGitOwnPush, cGitOwnFetch time.Duration
 	start := func() (time.Time, time.Duration) { return time.Now(), fixture.CPUTime() }
 	since := func(t0 time.Time, c0 time.Duration, wall, cpu *time.Duration) {
 		*wall += time.Since(t0)
@@ -86,6 +105,16 @@ func BenchmarkPushFetch100(b *testing.B) {
 		t0, c0 = start()
 		benchGit(b, repo, "push", "-q", remote2, "refs/spar/series/s:refs/spar/series/s")
 		since(t0, c0, &gitPush, &cGitPush)
+		// git's own publish and push of the same folder, from an object
+		// store that holds none of it, to a third remote.
+		own, remote3 := filepath.Join(iter, "own.git"), filepath.Join(iter, "remote3.git")
+		benchGit(b, iter, "init", "-q", "--bare", own)
+		benchGit(b, iter, "init", "-q", "--bare", remote3)
+		t0, c0 = start()
+		benchSh(b, series, `git add -A . && t=$(git write-tree) && c=$(git commit-tree -m publish "$t") && git update-ref refs/spar/series/s "$c" && git push -q "$REMOTE" refs/spar/series/s:refs/spar/series/s`,
+			"GIT_DIR="+own, "GIT_WORK_TREE="+series, "GIT_INDEX_FILE="+filepath.Join(iter, "own.index"), "REMOTE="+remote3,
+			"GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
+		since(t0, c0, &gitOwnPush, &cGitOwnPush)
 
 		clone, clone2 := filepath.Join(iter, "ci"), filepath.Join(iter, "ci2")
 		benchGit(b, iter, "clone", "-q", "-b", "main", remote, clone)
@@ -107,6 +136,12 @@ func BenchmarkPushFetch100(b *testing.B) {
 		t0, c0 = start()
 		benchGit(b, clone2, "fetch", "-q", "origin", "refs/spar/series/s:refs/spar/series/s")
 		since(t0, c0, &gitFetch, &cGitFetch)
+		// git's own fetch of the folder: fetch, then archive | tar -x.
+		clone3 := filepath.Join(iter, "ci3")
+		benchGit(b, iter, "clone", "-q", "-b", "main", remote2, clone3)
+		t0, c0 = start()
+		benchSh(b, clone3, `git fetch -q origin refs/spar/series/s:refs/spar/series/s && mkdir -p reviews/s && git archive refs/spar/series/s | tar -xf - -C reviews/s`)
+		since(t0, c0, &gitOwnFetch, &cGitOwnFetch)
 	}
 	n := float64(b.N)
 	b.ReportMetric(push.Seconds()*1000/n, "ms/spar-push")
@@ -117,6 +152,12 @@ func BenchmarkPushFetch100(b *testing.B) {
 	b.ReportMetric(fetch.Seconds()/gitFetch.Seconds(), "fetch-ratio")
 	b.ReportMetric(gate_.Seconds()*1000/n, "ms/spar-gate")
 	b.ReportMetric((fetch+gate_).Seconds()/gitFetch.Seconds(), "fetch-gate-ratio")
+	b.ReportMetric(gitOwnPush.Seconds()*1000/n, "ms/git-own-push")
+	b.ReportMetric(push.Seconds()/gitOwnPush.Seconds(), "push-own-ratio")
+	b.ReportMetric(float64(cPush)/float64(cGitOwnPush), "push-own-cpu-ratio")
+	b.ReportMetric(gitOwnFetch.Seconds()*1000/n, "ms/git-own-fetch")
+	b.ReportMetric(fetch.Seconds()/gitOwnFetch.Seconds(), "fetch-own-ratio")
+	b.ReportMetric(float64(cFetch)/float64(cGitOwnFetch), "fetch-own-cpu-ratio")
 	b.ReportMetric(float64(cPush)/float64(cGitPush), "push-cpu-ratio")
 	b.ReportMetric(float64(cFetch)/float64(cGitFetch), "fetch-cpu-ratio")
 	b.ReportMetric(float64(cFetch+cGate)/float64(cGitFetch), "fetch-gate-cpu-ratio")

@@ -56,7 +56,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("fetch: %q is not inside a git repository", where))
 	}
-	sn, err := seriesref.CheckName(repo, name)
+	sn, err := seriesref.CheckName(name)
 	if err != nil {
 		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
 	}

@@ -71,7 +71,7 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %q is not inside a git repository: a series is published in the repository it reviews", dir))
 	}
 	name := filepath.Base(abs)
-	sn, err := seriesref.CheckName(repo, name)
+	sn, err := seriesref.CheckName(name)
 	if err != nil {
 		return exitcode.New(exitcode.Config, "push: "+err.Error())
 	}
