@@ -755,18 +755,6 @@ func PushCommit(repo, remote string, n Name, commit string) error {
 	return nil
 }
 
-// Push pushes the local ref of name to remote (PushCommit of its commit).
-func Push(repo, remote string, n Name) error {
-	head, err := Head(repo, n)
-	if err != nil {
-		return err
-	}
-	if head == "" {
-		return fmt.Errorf("%s: nothing published in this clone", Ref(n.s))
-	}
-	return PushCommit(repo, remote, n, head)
-}
-
 // Fetch fetches the remote's ref of name into this repository's own ref
 // of it when that is a fast-forward (or there is none), and returns the
 // remote's commit; ErrNoRef when the remote holds none. A local ref that

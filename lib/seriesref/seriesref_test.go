@@ -87,44 +87,49 @@ func TestWriteFolder_RefusesWhatIsNoRecord(t *testing.T) {
 	}
 }
 
-// Push never forces: a remote whose ref moved elsewhere after the caller's
-// CheckRemote rejects the push, which then says whose publish is there
-// (*MovedError), and the remote keeps theirs.
-func TestPush_RemoteMovedMeanwhile(t *testing.T) {
+// PushCommit never forces: a remote whose ref moved elsewhere (someone
+// else published the series there) rejects the push, which then says whose
+// publish is there (*MovedError); the remote keeps theirs, and this clone's
+// ref, which moves only after a push went through, stays.
+func TestPushCommit_RemoteMovedMeanwhile(t *testing.T) {
 	root := t.TempDir()
 	remote := filepath.Join(root, "remote.git")
 	git(t, root, "", "init", "-q", "--bare", remote)
-	publish := func(repo, text string) string {
+	prepare := func(repo, text string) Published {
 		dir := filepath.Join(repo, "reviews", "s")
 		os.MkdirAll(filepath.Join(dir, "code-1"), 0o755)
 		os.WriteFile(filepath.Join(dir, "code-1", "round.json"), []byte(text), 0o644)
-		p, err := Publish(repo, dir, checkName(t, repo, "s"))
+		p, err := Prepare(repo, dir, checkName(t, repo, "s"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.Commit
+		return p
 	}
 	ours, theirs := filepath.Join(root, "ours"), filepath.Join(root, "theirs")
 	for _, r := range []string{ours, theirs} {
 		git(t, root, "", "init", "-q", r)
 		git(t, r, "", "remote", "add", "origin", remote)
 	}
-	first := publish(ours, "{}")
-	if err := CheckRemote(ours, "origin", checkName(t, ours, "s")); err != nil {
+	first := prepare(ours, "{}")
+	if err := Advance(ours, checkName(t, ours, "s"), first); err != nil {
 		t.Fatal(err)
 	}
 	// Someone else publishes the series there first.
-	other := publish(theirs, `{"theirs":true}`)
-	if err := Push(theirs, "origin", checkName(t, theirs, "s")); err != nil {
+	other := prepare(theirs, `{"theirs":true}`)
+	if err := PushCommit(theirs, "origin", checkName(t, theirs, "s"), other.Commit); err != nil {
 		t.Fatal(err)
 	}
-	err := Push(ours, "origin", checkName(t, ours, "s"))
+	next := prepare(ours, `{"next":true}`)
+	err := PushCommit(ours, "origin", checkName(t, ours, "s"), next.Commit)
 	var moved *MovedError
-	if !errors.As(err, &moved) || moved.Theirs != other || moved.Ours != first {
+	if !errors.As(err, &moved) || moved.Theirs != other.Commit || moved.Ours != first.Commit {
 		t.Fatalf("push over a moved ref: %v", err)
 	}
-	if got := git(t, remote, "", "rev-parse", Ref("s")); got != other {
-		t.Errorf("the remote's ref is %s, want theirs %s", got, other)
+	if got := git(t, remote, "", "rev-parse", Ref("s")); got != other.Commit {
+		t.Errorf("the remote's ref is %s, want theirs %s", got, other.Commit)
+	}
+	if got := git(t, ours, "", "rev-parse", Ref("s")); got != first.Commit {
+		t.Errorf("this clone's ref moved to %s, want %s", got, first.Commit)
 	}
 }
 
