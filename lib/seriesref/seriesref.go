@@ -35,7 +35,7 @@ const Prefix = "refs/spar/series/"
 func Ref(name string) string { return Prefix + name }
 
 // Name is a series name CheckName accepted: one ref component git takes.
-// Publish, Push, CheckRemote, Head and Fetch take a Name, so a name reaches
+// Prepare, Publish, Advance, PushCommit, CheckRemote, Head and Fetch take a Name, so a name reaches
 // no ref or refspec unchecked.
 type Name struct{ s string }
 
