@@ -35,8 +35,8 @@ const Prefix = "refs/spar/series/"
 func Ref(name string) string { return Prefix + name }
 
 // Name is a series name CheckName accepted: one ref component git takes.
-// Prepare, Publish, Advance, PushCommit, CheckRemote, Head and Fetch take a Name, so a name reaches
-// no ref or refspec unchecked.
+// Prepare, Publish, Advance, PushCommit, CheckRemote, Head and Fetch take
+// a Name, so a name reaches no ref or refspec unchecked.
 type Name struct{ s string }
 
 // String is the name as given.
