@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -46,12 +47,17 @@ func JSONText(s string) string {
 // run's check paths and exclude, the configuration's exclude globs
 // (Changes). The packet shows each of them; an error says which differs.
 func CheckRun(run *envelope.Run, exclude []string) error {
+	const edited = ": the envelope's run was edited after it was built; run the round again"
 	if filepath.Dir(run.Out) != run.Series || filepath.Base(run.Out) != run.Name {
-		return fmt.Errorf("run.series %q and run.name %q are not the parent folder and the name of run.out %q", run.Series, run.Name, run.Out)
+		return fmt.Errorf("run.series %q and run.name %q are not the parent folder and the name of run.out %q"+edited, run.Series, run.Name, run.Out)
 	}
 	changes, excluded, err := Changes(run.Repo, run.Base, run.Head, run.CheckPaths, exclude)
 	if err != nil {
-		return err
+		var rf *Refusal
+		if errors.As(err, &rf) {
+			return err
+		}
+		return fmt.Errorf("the changed files cannot be taken again from git: %w", err)
 	}
 	for i := range changes {
 		changes[i].Path, changes[i].OldPath = JSONText(changes[i].Path), JSONText(changes[i].OldPath)
@@ -60,10 +66,10 @@ func CheckRun(run *envelope.Run, exclude []string) error {
 		excluded[i] = JSONText(excluded[i])
 	}
 	if d := changesDiffer(run.Changes, changes); d != "" {
-		return fmt.Errorf("run.changes is not the change git gives from base to head (%s)", d)
+		return fmt.Errorf("run.changes is not the change git gives from base to head (%s)"+edited, d)
 	}
 	if d := pathsDiffer(run.Excluded, excluded); d != "" {
-		return fmt.Errorf("run.excluded is not what the exclude globs leave out of the change from base to head (%s)", d)
+		return fmt.Errorf("run.excluded is not what the exclude globs leave out of the change from base to head (%s)"+edited, d)
 	}
 	return nil
 }
@@ -118,6 +124,16 @@ func pathsDiffer(got, want []string) string {
 // decisions, the diff since the last reviewed head): lib/followup.Check
 // fills them in from the series.
 func Verify(pkt *envelope.Packet, run *envelope.Run, cfg *envelope.Config) error {
+	if err := verify(pkt, run, cfg); err != nil {
+		if run.FollowUp != nil && !run.FollowUp.Full {
+			return fmt.Errorf("%w: the envelope's packet was edited after it was built, or a decision of an earlier round was recorded since; run the round again", err)
+		}
+		return fmt.Errorf("%w: the envelope's packet was edited after it was built; run the round again", err)
+	}
+	return nil
+}
+
+func verify(pkt *envelope.Packet, run *envelope.Run, cfg *envelope.Config) error {
 	want := Build(run, cfg)
 	if pkt.Markdown != want.Markdown {
 		return fmt.Errorf("packet.markdown is not the text run and config build (%s)", textDiffer(pkt.Markdown, want.Markdown))
