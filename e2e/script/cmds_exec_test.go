@@ -4,8 +4,6 @@ package script
 // with two commits and a hand-written spar-exec input envelope.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -14,16 +12,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/packet"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// execenv [-series S] [-out NAME] [-stage ST] [-cap N] [-dry] [-packet TEXT] ENV REVIEWERS
+// execenv [-series S] [-out NAME] [-stage ST] [-cap N] [-dry] [-decision TEXT] ENV REVIEWERS
 //
 // Builds $WORK/repo (once) with a base and a head commit (its ID also in
 // $WORK/repo.head, for FAKE_HEAD_FILE), then writes ENV:
 // a spar-pipe/v1 envelope with config (reviewers from the JSON array in the
 // file REVIEWERS, $WORK and $FAKEBIN expanded; timeout_seconds defaults to 30), run
-// (out $WORK/SERIES/NAME) and packet (one input per reviewer).
+// (out $WORK/SERIES/NAME, the changes from base to head; with -decision, a
+// decision of that text, which makes another packet) and packet: the one
+// spar-packet builds from them (lib/packet Build), since spar-exec builds
+// it again and refuses any other (docs/trust.md).
 func cmdExecEnv(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("execenv", flag.ContinueOnError)
 	seriesName := fs.String("series", "reviews", "")
@@ -31,7 +34,7 @@ func cmdExecEnv(ts *testscript.TestScript, neg bool, args []string) {
 	stage := fs.String("stage", "code", "")
 	capN := fs.Int("cap", 3, "")
 	dry := fs.Bool("dry", false, "")
-	packetText := fs.String("packet", "# Packet\n\nReview the change.\n", "")
+	decisionText := fs.String("decision", "", "")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
 		ts.Fatalf("usage: execenv [flags] ENV REVIEWERS")
 	}
@@ -79,7 +82,6 @@ func cmdExecEnv(ts *testscript.TestScript, neg bool, args []string) {
 	if err := json.Unmarshal([]byte(raw), &reviewers); err != nil {
 		ts.Fatalf("%s: %v", fs.Arg(1), err)
 	}
-	var inputs []map[string]any
 	for _, r := range reviewers {
 		for _, k := range []string{"model", "fallback_model", "effort", "binary", "argv"} {
 			if _, ok := r[k]; !ok {
@@ -95,39 +97,38 @@ func cmdExecEnv(ts *testscript.TestScript, neg bool, args []string) {
 			r["isolation"] = "verified"
 		}
 		r["required"] = preset != "command"
-		name := r["name"].(string)
-		in := map[string]any{"reviewer": name, "preset": preset, "text": "Review for " + name + ".\n\n" + *packetText, "files": []any{}, "prompt_file": "packet.md"}
-		if preset == "native" {
-			in["files"] = []any{map[string]string{"name": "prompt.md", "text": "Native prompt for " + name + ".\n"}}
-		}
-		if preset == "command" {
-			in["files"] = []any{map[string]string{"name": "input.md", "text": "Command input for " + name + ".\n"}}
-			in["prompt_file"] = name + "/input.md"
-		}
-		inputs = append(inputs, in)
 	}
-	sum := sha256.Sum256([]byte(*packetText))
 	seriesDir := filepath.Join(work, *seriesName)
+	config := map[string]any{
+		"source":   map[string]any{"kind": "default", "path": "", "skipped": []string{}, "note": ""},
+		"override": nil, "choices": []any{}, "configured_required": []any{}, "files": []any{},
+		"reviewers":   reviewers,
+		"angles":      []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"},
+		"caps":        map[string]int{"plan": 1, "plan_delta": 1, "code": *capN},
+		"check_paths": []string{}, "rules": []string{}, "digest": strings.Repeat("0", 64),
+	}
+	var cfg envelope.Config
+	if b, err := json.Marshal(config); err != nil || json.Unmarshal(b, &cfg) != nil {
+		ts.Fatalf("execenv: the configuration does not read as envelope.Config: %v", err)
+	}
+	changes, _, err := packet.Changes(repo, base, head, nil, nil)
+	if err != nil {
+		ts.Fatalf("execenv: %v", err)
+	}
+	run := &envelope.Run{
+		Repo: repo, Stage: *stage, Base: base, Head: head,
+		Out: filepath.Join(seriesDir, *out), Series: seriesDir, Name: *out, DryRun: *dry,
+		CheckPaths: []string{}, Documents: []envelope.Document{}, CriteriaIDs: []string{},
+		Decisions: []envelope.Decision{}, Standpoints: []envelope.Standpoint{}, Changes: changes,
+	}
+	if *decisionText != "" {
+		run.Decisions = append(run.Decisions, envelope.Decision{Decision: *decisionText, Quote: "as the user said"})
+	}
 	env := map[string]any{
 		"schema": "spar-pipe/v1",
-		"config": map[string]any{
-			"source":   map[string]any{"kind": "default", "path": "", "skipped": []string{}, "note": ""},
-			"override": nil, "choices": []any{}, "configured_required": []any{}, "files": []any{},
-			"reviewers":   reviewers,
-			"angles":      []string{"requirement-counterexample", "side-effects", "design", "premises", "check-validity"},
-			"caps":        map[string]int{"plan": 1, "plan_delta": 1, "code": *capN},
-			"check_paths": []string{}, "rules": []string{}, "digest": strings.Repeat("0", 64),
-		},
-		"run": map[string]any{
-			"repo": repo, "stage": *stage, "base": base, "head": head,
-			"out": filepath.Join(seriesDir, *out), "series": seriesDir, "name": *out, "dry_run": *dry,
-			"check_paths": []string{}, "documents": []any{}, "criteria_ids": []string{}, "criteria_digest": "",
-			"decisions": []any{}, "standpoints": []any{}, "changes": []any{},
-		},
-		"packet": map[string]any{
-			"markdown": *packetText, "sha256": hex.EncodeToString(sum[:]),
-			"schema": `{"type":"object"}` + "\n", "inputs": inputs,
-		},
+		"config": config,
+		"run":    run,
+		"packet": packet.Build(run, &cfg),
 	}
 	b, _ := json.MarshalIndent(env, "", "  ")
 	if err := os.WriteFile(ts.MkAbs(fs.Arg(0)), append(b, '\n'), 0o644); err != nil {

@@ -61,12 +61,6 @@ type earlierRound struct {
 // the series lock only after the packet is built): an unreadable round is
 // an error, as for the cap decision that would follow.
 func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string, full bool) error {
-	return prepare(run, required, exclude, full, true)
-}
-
-// prepare is Prepare; texts false leaves out what only packet.md shows
-// (the delta's diff), which Check does not compare.
-func prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string, full, texts bool) error {
 	run.FollowUp, run.EarlierFindings, run.DeltaDiff, run.DeltaDiffCut = nil, nil, "", false
 	if run.Stage != Stage || run.Series == "" {
 		return nil
@@ -110,17 +104,15 @@ func prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 				return err
 			}
 			fu.Delta = delta
-			if texts {
-				paths := make([]string, 0, len(delta)*2)
-				for _, c := range delta {
-					paths = append(paths, c.Path)
-					if c.OldPath != "" {
-						paths = append(paths, c.OldPath)
-					}
+			paths := make([]string, 0, len(delta)*2)
+			for _, c := range delta {
+				paths = append(paths, c.Path)
+				if c.OldPath != "" {
+					paths = append(paths, c.OldPath)
 				}
-				if run.DeltaDiff, run.DeltaDiffCut, err = gitx.UnifiedDiff(run.Repo, since.rec.Head, run.Head, paths, DiffLimit); err != nil {
-					return err
-				}
+			}
+			if run.DeltaDiff, run.DeltaDiffCut, err = gitx.UnifiedDiff(run.Repo, since.rec.Head, run.Head, paths, DiffLimit); err != nil {
+				return err
 			}
 		}
 	}
@@ -154,10 +146,17 @@ func prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 // recorded between spar-packet and the lock, or an envelope whose
 // run.follow_up was edited, is refused: the reviewers would get a packet
 // that does not list what the series holds (docs/trust.md).
+//
+// When it is, Check fills in what packet.md shows of the follow-up and the
+// envelope does not carry (run.EarlierFindings, the earlier findings with
+// the decisions their ledgers hold now; run.DeltaDiff, DeltaDiffCut), so
+// that the packet can be built again from run and held to the one the
+// envelope holds (packet.Verify): a decision recorded after the packet was
+// built, or a packet whose text was edited, then differs.
 func Check(run *envelope.Run, required []envelope.RequiredReviewer, exclude []string) error {
 	now := *run
 	full := run.FollowUp != nil && run.FollowUp.Full
-	if err := prepare(&now, required, exclude, full, false); err != nil {
+	if err := Prepare(&now, required, exclude, full); err != nil {
 		return err
 	}
 	got, want := run.FollowUp, now.FollowUp
@@ -172,6 +171,7 @@ func Check(run *envelope.Run, required []envelope.RequiredReviewer, exclude []st
 		return fmt.Errorf("the packet's follow-up (since %q, %d earlier findings) is not what the series gives now (since %q, %d earlier findings): the series changed after the packet was built, or run.follow_up was edited; run the round again",
 			got.SinceRound, len(got.Earlier), want.SinceRound, len(want.Earlier))
 	}
+	run.EarlierFindings, run.DeltaDiff, run.DeltaDiffCut = now.EarlierFindings, now.DeltaDiff, now.DeltaDiffCut
 	return nil
 }
 

@@ -1,13 +1,16 @@
 package followup
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gate/fixture"
+	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/round"
 )
 
@@ -137,5 +140,56 @@ func TestPrepare_OwnInputFullAndCheck(t *testing.T) {
 	fresh.Repo = filepath.Join(root, "repo")
 	if err := Prepare(fresh, required, nil, false); err != nil || fresh.FollowUp != nil {
 		t.Errorf("new series: %+v %v", fresh.FollowUp, err)
+	}
+}
+
+// TestTrust_PacketTextRebuilt_FollowUpTextsFromTheSeries (docs/trust.md
+// "Follow-up rounds and repeats"): the earlier findings with their
+// decisions and the diff since the last reviewed head are in packet.md
+// only, never in the envelope. Check, under the lock, fills them in again
+// from the series, so that the packet built from the envelope's run is the
+// one spar-packet built; a decision recorded after the packet was built
+// makes it another packet, which packet.Verify refuses.
+func TestTrust_PacketTextRebuilt_FollowUpTextsFromTheSeries(t *testing.T) {
+	root, c := series(t)
+	r := run(root, c, c[3])
+	if err := Prepare(r, required, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &envelope.Config{Angles: []string{"design"}, Reviewers: []envelope.Reviewer{{Name: "codex", Preset: "codex"}}}
+	pkt := packet.Build(r, cfg)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var travelled envelope.Run
+	if err := json.Unmarshal(b, &travelled); err != nil {
+		t.Fatal(err)
+	}
+	if travelled.EarlierFindings != nil || travelled.DeltaDiff != "" {
+		t.Fatal("the follow-up's texts travelled in the envelope")
+	}
+	if err := Check(&travelled, required, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := packet.Verify(&pkt, &travelled, cfg); err != nil {
+		t.Fatalf("the unedited follow-up packet is not rebuilt: %v", err)
+	}
+	// code-2's finding triaged after the packet was built.
+	line, _ := json.Marshal(round.LedgerEntry{Finding: "codex-F1", Disposition: "rejected", Evidence: "not a problem", At: "2026-01-02T00:00:00Z"})
+	f, err := os.OpenFile(filepath.Join(root, "reviews/s/code-2", round.LedgerFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := Check(&travelled, required, nil); err != nil {
+		t.Fatalf("the follow-up's IDs are the same: %v", err)
+	}
+	err = packet.Verify(&pkt, &travelled, cfg)
+	if err == nil || !strings.Contains(err.Error(), `the rebuilt text has "- Decision: rejected"`) {
+		t.Errorf("a decision recorded after the packet: %v", err)
 	}
 }

@@ -22,15 +22,26 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 )
 
-// Build renders packet.md and the schema, and every reviewer's input.
+// Build renders packet.md and the schema, and every reviewer's input. The
+// texts are as JSON carries them (JSONText): a byte of a path that is not
+// UTF-8 is U+FFFD already here, so that packet.md, written from the
+// envelope, has the sha256 given here, and the packet built again from the
+// envelope's run is this one (Verify).
 func Build(run *envelope.Run, cfg *envelope.Config) envelope.Packet {
-	md := Markdown(run, cfg.Angles)
+	md := JSONText(Markdown(run, cfg.Angles))
 	sum := sha256.Sum256([]byte(md))
+	inputs := Inputs(run, cfg.Reviewers, md)
+	for i := range inputs {
+		inputs[i].Text = JSONText(inputs[i].Text)
+		for j := range inputs[i].Files {
+			inputs[i].Files[j].Text = JSONText(inputs[i].Files[j].Text)
+		}
+	}
 	return envelope.Packet{
 		Markdown: md,
 		SHA256:   hex.EncodeToString(sum[:]),
 		Schema:   SchemaFor(len(run.Standpoints) > 0),
-		Inputs:   Inputs(run, cfg.Reviewers, md),
+		Inputs:   inputs,
 	}
 }
 
@@ -311,7 +322,11 @@ func longestRun(s string, c byte) int {
 // code shows a name as inline code. A name with a newline or another
 // control character, or with backticks at its ends, is shown as a quoted
 // Go/JSON-style string instead so that it stays on one line and unambiguous.
+// A byte that is not UTF-8 is U+FFFD first (JSONText), as the name reads
+// once it has travelled in the envelope: the quoted form is then the same
+// whichever side of the trip builds it.
 func code(s string) string {
+	s = JSONText(s)
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f {
 			return strconv.Quote(s)

@@ -2,8 +2,6 @@ package sparexec
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,11 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/packet"
 )
 
 // benchEnvelope builds a small repository and an envelope whose reviewers
 // are the fake claude, codex and agy (testdata/fake) taking FAKE_SLEEP s.
-func benchEnvelope(b *testing.B, dir string, names []string) []byte {
+func benchEnvelope(b testing.TB, dir string, names []string) []byte {
 	repo := filepath.Join(dir, "repo")
 	if _, err := os.Stat(repo); err != nil {
 		script := `set -e
@@ -35,7 +36,7 @@ echo two > a.txt; git commit -q -am head`
 		return strings.TrimSpace(string(out))
 	}
 	fake, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "fake"))
-	var reviewers, inputs []map[string]any
+	var reviewers []map[string]any
 	for _, n := range names {
 		bin := filepath.Join(fake, n)
 		reviewers = append(reviewers, map[string]any{"name": n, "preset": n, "isolation": "verified", "required": true,
@@ -43,18 +44,22 @@ echo two > a.txt; git commit -q -am head`
 			// The fakes read FAKE_SLEEP: in the sandbox a reviewer gets
 			// only the variables its entry names (docs/sandbox.md).
 			"env": []string{"FAKE_*"}})
-		inputs = append(inputs, map[string]any{"reviewer": n, "preset": n, "text": "review", "files": []any{}, "prompt_file": "packet.md"})
 	}
 	series := filepath.Join(dir, "reviews")
 	out := filepath.Join(series, strings.Join(names, "-")+time.Now().Format("150405.000000000"))
-	sum := sha256.Sum256([]byte("# packet\n"))
-	env := map[string]any{
-		"schema": "spar-pipe/v1",
-		"config": map[string]any{"reviewers": reviewers, "caps": map[string]int{"plan": 1, "plan_delta": 1, "code": 1 << 30}},
-		"run": map[string]any{"repo": repo, "stage": "code", "base": rev("HEAD~1"), "head": rev("HEAD"),
-			"out": out, "series": series, "name": filepath.Base(out), "dry_run": false},
-		"packet": map[string]any{"markdown": "# packet\n", "sha256": hex.EncodeToString(sum[:]), "schema": "{}", "inputs": inputs},
+	config := map[string]any{"reviewers": reviewers, "caps": map[string]int{"plan": 1, "plan_delta": 1, "code": 1 << 30}}
+	var cfg envelope.Config
+	if raw, err := json.Marshal(config); err != nil || json.Unmarshal(raw, &cfg) != nil {
+		b.Fatalf("the configuration does not read as envelope.Config: %v", err)
 	}
+	run := &envelope.Run{Repo: repo, Stage: "code", Base: rev("HEAD~1"), Head: rev("HEAD"), Out: out, Series: series, Name: filepath.Base(out)}
+	var err error
+	if run.Changes, _, err = packet.Changes(repo, run.Base, run.Head, nil, nil); err != nil {
+		b.Fatal(err)
+	}
+	// The packet spar-packet builds: spar-exec builds it again and refuses
+	// any other (docs/trust.md).
+	env := map[string]any{"schema": "spar-pipe/v1", "config": config, "run": run, "packet": packet.Build(run, &cfg)}
 	data, _ := json.Marshal(env)
 	return data
 }

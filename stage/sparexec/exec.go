@@ -76,6 +76,13 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	if err := series.CheckRerun(opts.rerun, in.cfg.Reviewers); err != nil {
 		return exitcode.New(exitcode.Config, "refused: "+err.Error())
 	}
+	// docs/trust.md "Follow-up rounds and repeats": what run holds that
+	// follows from run.out and from git (the series, the round's name, the
+	// changed files) is taken again before anything is written; the packet
+	// is built again from run under the lock (rebuild, below).
+	if err := packet.CheckRun(&in.run, in.cfg.Exclude); err != nil {
+		return exitcode.New(exitcode.Config, "refused: "+err.Error())
+	}
 	prog := runner.NewProgress(stderr, opts.quiet)
 
 	// The workspace's place (docs/review-round.md "The workspace"): spar's cache folder, outside
@@ -107,8 +114,25 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 		}
 		return d, nil
 	}
+	// docs/review-round.md §2.4, docs/trust.md "Follow-up rounds and
+	// repeats": the follow-up the packet holds is the series as it stands
+	// (followup.Check, which also fills in the follow-up's texts), and the
+	// packet is the one Build gives from run and the configuration: the
+	// reviewers get what spar-packet built, not an edited text.
+	rebuild := func() error {
+		if err := followup.Check(&in.run, in.cfg.ConfiguredRequired, in.cfg.Exclude); err != nil {
+			return exitcode.New(exitcode.Config, "refused: "+err.Error())
+		}
+		if err := packet.Verify(&in.packet, &in.run, &in.cfg); err != nil {
+			return exitcode.New(exitcode.Config, "refused: "+err.Error())
+		}
+		return nil
+	}
 	if _, err := os.Stat(in.run.Series); errors.Is(err, os.ErrNotExist) {
 		if _, err := decide(); err != nil {
+			return err
+		}
+		if err := rebuild(); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(in.run.Series, 0o755); err != nil {
@@ -125,10 +149,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	if err != nil {
 		return err
 	}
-	// docs/review-round.md §2.4: the follow-up the packet holds is the
-	// series as it stands under the lock.
-	if err := followup.Check(&in.run, in.cfg.ConfiguredRequired, in.cfg.Exclude); err != nil {
-		return exitcode.New(exitcode.Config, "refused: "+err.Error())
+	// Under the lock: what is compared is what the reviewers will get.
+	if err := rebuild(); err != nil {
+		return err
 	}
 
 	// G14 records a reviewer that cannot start as unavailable or failed,
