@@ -7,8 +7,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"strings"
 
+	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gate/fixture"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -64,4 +67,33 @@ func cmdMkround(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(fixture.Write(ts.Getenv("WORK"), s))
 		}
 	}
+}
+
+// config-edit FILE KEY JSON: what an agent running the stages by hand can
+// do to an envelope between stages: sets config.KEY of the envelope in
+// FILE to the JSON value and recomputes config.digest (lib/config Digest,
+// which anyone can run), so that no stage sees a digest that does not fit.
+func cmdConfigEdit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: config-edit FILE KEY JSON")
+	}
+	var env map[string]any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &env))
+	cfg, ok := env["config"].(map[string]any)
+	if !ok {
+		ts.Fatalf("config-edit: %s has no config object", args[0])
+	}
+	var v any
+	ts.Check(json.Unmarshal([]byte(args[2]), &v))
+	cfg[args[1]] = v
+	raw, err := json.Marshal(cfg)
+	ts.Check(err)
+	var c envelope.Config
+	ts.Check(json.Unmarshal(raw, &c))
+	d, err := config.Digest(&c)
+	ts.Check(err)
+	cfg["digest"] = d
+	out, err := json.MarshalIndent(env, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(out, '\n'), 0o644))
 }

@@ -20,6 +20,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"exitcode": cmdExitcode,
 		"mkfifo":   cmdMkfifo,
 		"sha256":   cmdSHA256,
+		// An envelope's config edited, its digest recomputed (cmds_gate_test.go).
+		"config-edit": cmdConfigEdit,
 		// Repositories and rounds (cmds_gate_test.go, cmds_record_test.go).
 		"revs":          cmdRevs,
 		"mkround":       cmdMkround,

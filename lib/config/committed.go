@@ -56,3 +56,34 @@ func committedList(file string, b []byte, key string) (*tomlDoc, []string, error
 	items, err := stringList(d, key, v)
 	return d, items, err
 }
+
+// ProjectAngles reads the angles of a project configuration's bytes as a
+// commit holds them, as spar-config applies them (G22: the fixed order; no
+// angles key is all five). The gate holds a round's applied angles to it.
+func ProjectAngles(file string, b []byte) ([]string, error) {
+	d, err := parseTOML(file, b)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := d.data["angles"]
+	if !ok {
+		return append([]string(nil), Angles...), nil
+	}
+	return anglesValue(d, v)
+}
+
+// ProjectExclude reads the exclude globs of a project configuration's
+// bytes as a commit holds them (no exclude key is none). The gate holds a
+// round's applied exclude globs to it.
+func ProjectExclude(file string, b []byte) ([]string, error) {
+	d, items, err := committedList(file, b, "exclude")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if _, err := glob.Compile(it); err != nil {
+			return nil, cfgErr(file, d.line("exclude"), "exclude: item %q: %v", it, err)
+		}
+	}
+	return items, nil
+}

@@ -87,19 +87,36 @@ func (g *gate) recomputeInputs(r *roundData) (recomputed, string) {
 		configDirty = configDirty || d.Role == "config"
 	}
 	if !configDirty {
-		rules := []string{}
+		// The applied rules, angles and exclude globs are the head
+		// commit's configuration's (absent: none, all five, none); an
+		// edit of them in the envelope between stages, with the digest
+		// recomputed, is one (docs/trust.md "Follow-up rounds and
+		// repeats": the packet is rebuilt from config as it stands).
+		var cfgBytes []byte
 		if b, ok := tree.Blob(config.ProjectFile); ok && b.IsRegular() {
 			blobs, err := g.blobs(rec.Repo, []string{b.ID})
 			if err != nil {
 				return out, fmt.Sprintf("its head commit's %s cannot be read (%s)", config.ProjectFile, oneLine(err.Error()))
 			}
-			if rules, err = config.ProjectRules(config.ProjectFile, blobs[b.ID]); err != nil {
-				rules = nil
-			}
+			cfgBytes = blobs[b.ID]
 		}
-		if rules != nil && !slices.Equal(rules, rec.Config.Rules) {
-			return out, fmt.Sprintf("round.json's rules [%s] are not the rules the head commit's %s lists [%s]",
-				strings.Join(rec.Config.Rules, ", "), config.ProjectFile, strings.Join(rules, ", "))
+		for _, key := range []struct {
+			name     string
+			recorded []string
+			read     func(string, []byte) ([]string, error)
+		}{
+			{"rules", rec.Config.Rules, config.ProjectRules},
+			{"angles", rec.Config.Angles, config.ProjectAngles},
+			{"exclude", rec.Config.Exclude, config.ProjectExclude},
+		} {
+			// A head commit's configuration that does not read is
+			// judged elsewhere (it is the project's to fix).
+			want, err := key.read(config.ProjectFile, cfgBytes)
+			if err != nil || slices.Equal(want, key.recorded) || len(want) == 0 && len(key.recorded) == 0 {
+				continue
+			}
+			return out, fmt.Sprintf("round.json's %s [%s] are not the %s the head commit's %s lists [%s]",
+				key.name, strings.Join(key.recorded, ", "), key.name, config.ProjectFile, strings.Join(want, ", "))
 		}
 	}
 	return out, ""
