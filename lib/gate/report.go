@@ -57,7 +57,14 @@ type FindingState struct {
 func Explain(o Options) *Report { return run(o).report() }
 
 func (g *gate) report() *Report {
-	rep := &Report{Record: g.rec, Reasons: g.reasons}
+	rep := &Report{Record: g.rec, Reasons: g.reasons, Rounds: make([]RoundState, 0, len(g.listed))}
+	n := 0
+	for _, l := range g.listed {
+		if r := l.data; !l.dup && r != nil && r.state == published && !r.rec.DryRun {
+			n += len(r.finds)
+		}
+	}
+	rep.Findings = make([]FindingState, 0, n)
 	for i, l := range g.listed {
 		st := "recorded"
 		switch r := l.data; {
