@@ -14,16 +14,7 @@ import (
 // checked when spar-config reads it from a working tree. file names the
 // file in errors. No check_paths key is [].
 func ProjectCheckPaths(file string, b []byte) ([]string, error) {
-	d, items, err := committedList(file, b, "check_paths")
-	if err != nil {
-		return nil, err
-	}
-	for _, it := range items {
-		if _, err := glob.Compile(it); err != nil {
-			return nil, cfgErr(file, d.line("check_paths"), "check_paths: item %q: %v", it, err)
-		}
-	}
-	return items, nil
+	return committedGlobs(file, b, "check_paths")
 }
 
 // ProjectRules reads the rules of a project configuration's bytes as a
@@ -76,13 +67,19 @@ func ProjectAngles(file string, b []byte) ([]string, error) {
 // bytes as a commit holds them (no exclude key is none). The gate holds a
 // round's applied exclude globs to it.
 func ProjectExclude(file string, b []byte) ([]string, error) {
-	d, items, err := committedList(file, b, "exclude")
+	return committedGlobs(file, b, "exclude")
+}
+
+// committedGlobs reads the list of globs key (G24's grammar) of a project
+// configuration's bytes as a commit holds them ([] when absent).
+func committedGlobs(file string, b []byte, key string) ([]string, error) {
+	d, items, err := committedList(file, b, key)
 	if err != nil {
 		return nil, err
 	}
 	for _, it := range items {
 		if _, err := glob.Compile(it); err != nil {
-			return nil, cfgErr(file, d.line("exclude"), "exclude: item %q: %v", it, err)
+			return nil, cfgErr(file, d.line(key), "%s: item %q: %v", key, it, err)
 		}
 	}
 	return items, nil
