@@ -58,7 +58,7 @@ install: build
 	cp $(BIN)/spar $(BIN)/spar-* $(BINDIR)/
 	@echo "installed spar and its stages in $(BINDIR)"
 
-# bench runs every benchmark once (about 12 minutes on 2 cores), keeps the
+# bench runs every benchmark once (7 to 12 minutes on 2 cores), keeps the
 # raw output in $(BIN)/bench.txt and prints one table of the figures the
 # docs set targets for, each a ratio from this run (scripts/benchtable).
 bench: deps
