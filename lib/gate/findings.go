@@ -129,7 +129,7 @@ func (g *gate) findings(s *seriesData) {
 	}
 	n := 0
 	for _, l := range s.listed {
-		if r := l.data; !l.dup && r != nil && r.state == published && !r.rec.DryRun {
+		if r := l.gated(); r != nil {
 			n += len(r.finds)
 		}
 	}
@@ -138,8 +138,8 @@ func (g *gate) findings(s *seriesData) {
 	items := make([]item, 0, n)
 	var commits []string
 	for _, l := range s.listed {
-		r := l.data
-		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+		r := l.gated()
+		if r == nil {
 			continue
 		}
 		for i := range r.finds {

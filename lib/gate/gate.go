@@ -80,6 +80,15 @@ type listedRound struct {
 	left    bool // a round of a series gated whole that the gate leaves out
 }
 
+// gated is the listed round whose findings the gate judges: read and
+// published, no dry run, listed once; nil otherwise.
+func (l *listedRound) gated() *roundData {
+	if r := l.data; !l.dup && r != nil && r.state == published && !r.rec.DryRun {
+		return r
+	}
+	return nil
+}
+
 // run reads the rounds and decides, keeping what the SARIF export needs.
 func run(o Options) *gate { return runKeeping(o, false) }
 

@@ -38,8 +38,8 @@ func (g *gate) agentInputs(s *seriesData) {
 		committedNow[c] = true
 	}
 	for _, l := range s.listed {
-		r := l.data
-		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+		r := l.gated()
+		if r == nil {
 			continue
 		}
 		for i := range r.finds {

@@ -44,8 +44,8 @@ func stricter(a, b string) string {
 // g.findings leaves these findings to this check.
 func (g *gate) repeats(s *seriesData) {
 	for _, l := range s.listed {
-		r := l.data
-		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+		r := l.gated()
+		if r == nil {
 			continue
 		}
 		for i := range r.finds {

@@ -60,7 +60,7 @@ func (g *gate) report() *Report {
 	rep := &Report{Record: g.rec, Reasons: g.reasons, Rounds: make([]RoundState, 0, len(g.listed))}
 	n := 0
 	for _, l := range g.listed {
-		if r := l.data; !l.dup && r != nil && r.state == published && !r.rec.DryRun {
+		if r := l.gated(); r != nil {
 			n += len(r.finds)
 		}
 	}
@@ -78,8 +78,8 @@ func (g *gate) report() *Report {
 			st = "dry run"
 		}
 		rep.Rounds = append(rep.Rounds, RoundState{RoundRef: g.rec.Rounds[i], State: st})
-		r := l.data
-		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+		r := l.gated()
+		if r == nil {
 			continue
 		}
 		for _, f := range r.finds {

@@ -26,8 +26,8 @@ func Findings(o Options) (*Report, []sarif.Round, error) {
 	var rounds []sarif.Round
 	maps := map[[2]string]*gitx.LineMap{}
 	for _, l := range g.listed {
-		r := l.data
-		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+		r := l.gated()
+		if r == nil {
 			continue
 		}
 		rec, f, err := round.Load(r.abs)

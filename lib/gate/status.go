@@ -282,8 +282,8 @@ func seriesStatus(series string) SeriesStatus {
 	}
 	var all []member
 	for _, l := range s.listed {
-		r := l.data
-		if l.dup || r == nil || r.state != published || r.rec.DryRun {
+		r := l.gated()
+		if r == nil {
 			continue
 		}
 		finds, ok := r.wholeFindings()

@@ -61,8 +61,8 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 	var t summary.Tally
 	for _, s := range g.series {
 		for _, l := range s.listed {
-			r := l.data
-			if l.dup || r == nil || r.state != published || r.rec.DryRun {
+			r := l.gated()
+			if r == nil {
 				continue
 			}
 			open := 0
