@@ -35,7 +35,7 @@ const Prefix = "refs/spar/series/"
 func Ref(name string) string { return Prefix + name }
 
 // Name is a series name CheckName accepted: one ref component git takes.
-// Prepare, Publish, Advance, PushCommit, CheckRemote, Head and Fetch take
+// Prepare, Advance, PushCommit, CheckRemote, Head and Fetch take
 // a Name, so a name reaches no ref or refspec unchecked.
 type Name struct{ s string }
 
@@ -137,7 +137,7 @@ func files(dir string) ([]string, []string, error) {
 // series' records repeat each other); git push then sends that pack's
 // objects without compressing them again. No ref is written: the commit
 // is made on a scratch branch that is reset to nothing before fast-import
-// ends; Publish moves the series' ref itself. Each file is read once, as
+// ends; Advance moves the series' ref itself. Each file is read once, as
 // it is sent; the answers (ls, get-mark) are read while it is sent.
 func importCommit(repo, dir string, paths []string, parent, message string) (commit, tree string, err error) {
 	cmd := gitx.Command(repo, "fast-import", "--quiet", "--done")
@@ -365,16 +365,6 @@ func Advance(repo string, n Name, p Published) error {
 		return fmt.Errorf("%s moved while it was published: run spar push again (%v)", Ref(n.s), err)
 	}
 	return nil
-}
-
-// Publish commits the series folder dir onto the local ref of name in
-// repo: Prepare, then Advance. The caller holds the series lock.
-func Publish(repo, dir string, n Name) (Published, error) {
-	p, err := Prepare(repo, dir, n)
-	if err != nil {
-		return p, err
-	}
-	return p, Advance(repo, n, p)
 }
 
 // WriteFolder writes the tree of commit into the folder out, which must not

@@ -23,6 +23,15 @@ func git(t *testing.T, dir string, stdin string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// publish is spar push without a remote: Prepare, then Advance.
+func publish(repo, dir string, n Name) (Published, error) {
+	p, err := Prepare(repo, dir, n)
+	if err != nil {
+		return p, err
+	}
+	return p, Advance(repo, n, p)
+}
+
 // A publish holds the series folder's regular files and nothing else:
 // not the lock, a temporary file, a staged recording, a workspace link.
 func TestPublish_HoldsTheRecordsOnly(t *testing.T) {
@@ -43,7 +52,7 @@ func TestPublish_HoldsTheRecordsOnly(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
 	}
 	os.Symlink("/nowhere", filepath.Join(dir, "code-1", "workspace"))
-	pub, err := Publish(repo, dir, checkName(t, repo, "s"))
+	pub, err := publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +61,12 @@ func TestPublish_HoldsTheRecordsOnly(t *testing.T) {
 	if got != want {
 		t.Errorf("the ref holds:\n%s\nwant:\n%s\nleft out: %v", got, want, pub.Left)
 	}
-	again, err := Publish(repo, dir, checkName(t, repo, "s"))
+	again, err := publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil || again.Changed || again.Commit != pub.Commit {
 		t.Errorf("a publish of an unchanged folder: %+v, %v", again, err)
 	}
 	os.WriteFile(filepath.Join(dir, "code-1", "ledger.jsonl"), []byte("{}\n"), 0o644)
-	next, err := Publish(repo, dir, checkName(t, repo, "s"))
+	next, err := publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil || !next.Changed || next.Parent != pub.Commit {
 		t.Errorf("the next publish: %+v, %v: want a child of %s", next, err, pub.Commit)
 	}
@@ -133,7 +142,7 @@ func TestPushCommit_RemoteMovedMeanwhile(t *testing.T) {
 	}
 }
 
-// What Publish puts on the ref, WriteFolder writes back byte for byte:
+// What a publish puts on the ref, WriteFolder writes back byte for byte:
 // many files in nested folders (written by several writers at once), an
 // empty file, a file larger than the writers' budget, names with a space,
 // a quote, a backslash, control characters and UTF-8.
@@ -151,7 +160,7 @@ func TestWriteFolder_WritesWhatWasPublished(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
 		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
 	}
-	pub, err := Publish(repo, dir, checkName(t, repo, "s"))
+	pub, err := publish(repo, dir, checkName(t, repo, "s"))
 	if err != nil || pub.Files != len(want) {
 		t.Fatalf("%+v %v", pub, err)
 	}
@@ -191,8 +200,11 @@ func checkName(t *testing.T, repo, name string) Name {
 func TestName_UncheckedIsRefused(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "", "init", "-q")
-	if _, err := Publish(repo, repo, Name{}); err == nil {
-		t.Error("Publish took an unchecked name")
+	if _, err := Prepare(repo, repo, Name{}); err == nil {
+		t.Error("Prepare took an unchecked name")
+	}
+	if err := Advance(repo, Name{}, Published{}); err == nil {
+		t.Error("Advance took an unchecked name")
 	}
 	if _, err := Fetch(repo, "origin", Name{}); err == nil {
 		t.Error("Fetch took an unchecked name")
