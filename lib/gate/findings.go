@@ -369,16 +369,9 @@ func isAncestor(repo, commit, head string) error {
 	if err != nil {
 		return err
 	}
-	_, err = gitx.Git(repo, "merge-base", "--is-ancestor", "--end-of-options", id, head)
-	if err == nil {
-		return nil
-	}
-	var ge *gitx.Error
-	if errors.As(err, &ge) {
-		var ee interface{ ExitCode() int }
-		if errors.As(ge.Err, &ee) && ee.ExitCode() == 1 {
-			return errNotAncestor
-		}
+	ok, err := gitx.IsAncestor(repo, id, head)
+	if err == nil && !ok {
+		return errNotAncestor
 	}
 	return err
 }

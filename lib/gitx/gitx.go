@@ -140,12 +140,16 @@ func IsAncestor(dir, a, b string) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	var ge *Error
-	if errors.As(err, &ge) {
-		var ee *exec.ExitError
-		if errors.As(ge.Err, &ee) && ee.ExitCode() == 1 {
-			return false, nil
-		}
+	if ExitedOne(err) {
+		return false, nil
 	}
 	return false, err
+}
+
+// ExitedOne reports whether err is git having run and exited 1: the "no"
+// of a git question (merge-base --is-ancestor, check-ignore, config
+// --get-regexp with nothing matching), not a failure.
+func ExitedOne(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == 1
 }

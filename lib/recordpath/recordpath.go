@@ -159,12 +159,8 @@ func ignoredBy(root, rel string) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	var ge *gitx.Error
-	if errors.As(err, &ge) {
-		var ee interface{ ExitCode() int }
-		if errors.As(ge.Err, &ee) && ee.ExitCode() == 1 {
-			return false, nil
-		}
+	if gitx.ExitedOne(err) {
+		return false, nil
 	}
 	return false, err
 }

@@ -16,7 +16,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -626,8 +625,7 @@ func Remote(repo, given string) (string, error) {
 	out, err := gitx.Git(repo, "config", "-z", "--get-regexp", `^(remote\..+\.url|branch\..+\.remote)$`)
 	if err != nil {
 		// git config exits 1 when nothing matches.
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		if !gitx.ExitedOne(err) {
 			return "", err
 		}
 		out = nil
