@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/sarif"
 )
 
@@ -75,10 +76,24 @@ func message(o open) string {
 		b.WriteString("\nShown at the file's start: " + gone + ".")
 	}
 	fmt.Fprintf(&b, "\nspar finding %s (series %s); spar gate prints the triage that closes it.", o.display, o.round.Series)
-	return b.String()
+	return controls(b.String())
 }
 
+// oneLine is free text on one line (runs of white space, line breaks
+// among them, are one space).
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// controls shows each control character of a message but its line breaks
+// as its Go escape (\x1b, escape.Controls): reviewdog's local reporter
+// prints a diagnostic raw to a terminal or CI log, where a terminal escape
+// a reviewer wrote would act (colour, a hidden link, the clipboard).
+func controls(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = escape.Controls(l)
+	}
+	return strings.Join(lines, "\n")
+}
 
 // Diagnostic is reviewdog's Diagnostic message (RDFormat), the fields spar
 // writes.
@@ -144,7 +159,7 @@ func RDJSONL(rounds []sarif.Round) []byte {
 		if d.Location.Range != nil {
 			line = d.Location.Range.Start.Line
 		}
-		d.OriginalOutput = fmt.Sprintf("%s:%d: %s: [spar %s] %s (%s)", d.Location.Path, line, d.Severity, o.class, oneLine(o.f.Claim), o.display)
+		d.OriginalOutput = escape.Controls(fmt.Sprintf("%s:%d: %s: [spar %s] %s (%s)", d.Location.Path, line, d.Severity, o.class, oneLine(o.f.Claim), o.display))
 		b, _ := json.Marshal(d)
 		buf.Write(b)
 		buf.WriteByte('\n')

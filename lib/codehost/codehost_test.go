@@ -162,3 +162,41 @@ func TestFormats_PlacedAtTheGatedHead(t *testing.T) {
 		t.Errorf("code quality lines: %+v %+v", issues[0].Location, issues[1].Location)
 	}
 }
+
+// hostile is an open finding whose reviewer-written text holds terminal
+// escapes (SGR colour, an OSC 8 hyperlink, OSC 52 that writes the
+// clipboard), NUL and BEL.
+func hostile() []sarif.Round {
+	return []sarif.Round{{Series: "s", Record: &round.Record{Name: "code-1"},
+		Findings: []envelope.Finding{{ID: "codex-F1", Class: "defect", CommittedClass: "defect", Angle: "design",
+			Claim:           "red \x1b[31mclaim\x1b[0m \x1b]8;;https://evil.example\x07link\x1b]8;;\x07",
+			FailureScenario: "clip \x1b]52;c;ZXZpbA==\x07 nul \x00",
+			Evidence:        "bell \x07", SmallestFix: "\x1b[2Jcleared",
+			Path: "app/a.go", LineStart: line(3)}},
+		States: map[string]sarif.State{"codex-F1": {}}}}
+}
+
+// TestTrust_ReviewerTextReachesTheTerminal: reviewdog's local reporter
+// prints original_output raw, and CI logs render terminal escapes; every
+// text spar writes for a code host shows a control character as its Go
+// escape (\x1b), never raw.
+func TestTrust_ReviewerTextReachesTheTerminal(t *testing.T) {
+	var d Diagnostic
+	if err := json.Unmarshal(RDJSONL(hostile()), &d); err != nil {
+		t.Fatal(err)
+	}
+	var issues []Issue
+	if err := json.Unmarshal(CodeQuality(hostile()), &issues); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{"message": d.Message, "original_output": d.OriginalOutput, "description": issues[0].Description} {
+		for _, l := range strings.Split(s, "\n") {
+			if i := strings.IndexFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+				t.Errorf("%s holds the control character %q: %q", name, l[i], l)
+			}
+		}
+	}
+	if !strings.Contains(d.OriginalOutput, `red \x1b[31mclaim\x1b[0m \x1b]8;;https://evil.example\alink`) {
+		t.Errorf("original_output: %q", d.OriginalOutput)
+	}
+}
