@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/escape"
@@ -57,26 +58,46 @@ func opens(rounds []sarif.Round) []open {
 }
 
 // message is a finding in words: its class, claim, failure scenario,
-// evidence and smallest fix, and where spar keeps it.
-func message(o open) string {
+// evidence and smallest fix, and where spar keeps it. Each text of the
+// reviewer's is cut at max bytes (clip).
+func message(o open, max int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[spar %s, %s angle] %s", o.class, o.f.Angle, oneLine(o.f.Claim))
+	fmt.Fprintf(&b, "[spar %s, %s angle] %s", o.class, o.f.Angle, clip(oneLine(o.f.Claim), max))
 	if s := oneLine(o.f.FailureScenario); s != "" {
-		b.WriteString("\nFailure: " + s)
+		b.WriteString("\nFailure: " + clip(s, max))
 	}
 	if s := oneLine(o.f.Evidence); s != "" {
-		b.WriteString("\nEvidence: " + s)
+		b.WriteString("\nEvidence: " + clip(s, max))
 	}
-	if s := strings.TrimSpace(o.f.SmallestFix); s != "" {
-		b.WriteString("\nSmallest fix: " + oneLine(s))
+	if s := oneLine(o.f.SmallestFix); s != "" {
+		b.WriteString("\nSmallest fix: " + clip(s, max))
 	}
 	if o.f.LocationUnreadable || o.f.Path == "" {
-		fmt.Fprintf(&b, "\nThe reviewer's location %q names no file of the change: shown at the repository root.", o.f.Location)
+		fmt.Fprintf(&b, "\nThe reviewer's location %q names no file of the change: shown at the repository root.", clip(o.f.Location, max))
 	} else if _, _, _, gone := sarif.Place(o.round, o.f); gone != "" {
 		b.WriteString("\nShown at the file's start: " + gone + ".")
 	}
 	fmt.Fprintf(&b, "\nspar finding %s (series %s); spar gate prints the triage that closes it.", o.display, o.round.Series)
 	return controls(b.String())
+}
+
+// textMax is the most of one text of a reviewer's (claim, failure
+// scenario, evidence, smallest fix, location) a code-host message holds:
+// a review comment or annotation is for reading, and the whole text stays
+// in findings.json and the SARIF log.
+const textMax = 4 << 10
+
+// clip cuts s after at most max bytes, at a character's start, and says
+// how much was cut and where the whole text is.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s … (%d more bytes cut: spar gate --sarif and findings.json hold the whole text)", s[:cut], len(s)-cut)
 }
 
 // oneLine is free text on one line (runs of white space, line breaks
@@ -139,7 +160,7 @@ type RDCode struct {
 func RDJSONL(rounds []sarif.Round) []byte {
 	var buf bytes.Buffer
 	for _, o := range opens(rounds) {
-		d := Diagnostic{Message: message(o), Severity: "WARNING", Source: RDSource{Name: "spar"}, Code: RDCode{Value: o.display}}
+		d := Diagnostic{Severity: "WARNING", Source: RDSource{Name: "spar"}, Code: RDCode{Value: o.display}}
 		if o.blocks {
 			d.Severity = "ERROR"
 		}
@@ -159,8 +180,17 @@ func RDJSONL(rounds []sarif.Round) []byte {
 		if d.Location.Range != nil {
 			line = d.Location.Range.Start.Line
 		}
-		d.OriginalOutput = escape.Controls(fmt.Sprintf("%s:%d: %s: [spar %s] %s (%s)", d.Location.Path, line, d.Severity, o.class, oneLine(o.f.Claim), o.display))
-		b, _ := json.Marshal(d)
+		// Under reviewdog's line limit (RDLineMax) whatever the reviewer
+		// wrote: the texts are cut shorter until the line fits.
+		var b []byte
+		for max := textMax; ; max /= 2 {
+			d.Message = message(o, max)
+			d.OriginalOutput = escape.Controls(fmt.Sprintf("%s:%d: %s: [spar %s] %s (%s)", d.Location.Path, line, d.Severity, o.class, clip(oneLine(o.f.Claim), max), o.display))
+			b, _ = json.Marshal(d)
+			if len(b) < RDLineMax || max == 0 {
+				break
+			}
+		}
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
@@ -205,7 +235,7 @@ func CodeQuality(rounds []sarif.Round) []byte {
 	for _, o := range opens(rounds) {
 		sum := sha256.Sum256([]byte("spar/v1\x00" + o.round.Series + "\x00" + o.root))
 		is := Issue{
-			Description: message(o),
+			Description: message(o, textMax),
 			CheckName:   "spar/" + o.class + "/" + o.f.Angle,
 			Fingerprint: hex.EncodeToString(sum[:]),
 			Severity:    cqSeverity[o.class],
@@ -245,3 +275,9 @@ func StepSummary(md string) string {
 	}
 	return md[:cut] + last
 }
+
+// RDLineMax bounds one line of rdjsonl, its newline included: reviewdog
+// (v0.21.0) reads rdjsonl with a bufio.Scanner of 64 KiB and ignores its
+// error, so a longer line and every line after it would be dropped without
+// a word.
+const RDLineMax = 60 << 10

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/round"
@@ -198,5 +199,41 @@ func TestTrust_ReviewerTextReachesTheTerminal(t *testing.T) {
 	}
 	if !strings.Contains(d.OriginalOutput, `red \x1b[31mclaim\x1b[0m \x1b]8;;https://evil.example\alink`) {
 		t.Errorf("original_output: %q", d.OriginalOutput)
+	}
+}
+
+// TestRDJSONL_LongTextUnderReviewdogsLineLimit: reviewdog v0.21.0 reads
+// rdjsonl with a bufio.Scanner of 64 KiB and ignores its error: a longer
+// line, and every line after it, is dropped without a word and reviewdog
+// exits 0 (tried with the real reviewdog). Every Diagnostic spar writes
+// stays under it, whatever the reviewer wrote, and says where the whole
+// text is.
+func TestRDJSONL_LongTextUnderReviewdogsLineLimit(t *testing.T) {
+	long := func(c string) string { return strings.Repeat(c, 200<<10) }
+	rs := []sarif.Round{{Series: "s", Record: &round.Record{Name: "code-1"},
+		Findings: []envelope.Finding{
+			{ID: "codex-F1", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: long(`"`), FailureScenario: long(`<`), Evidence: long(`\`), SmallestFix: long("\x1b"), Path: "app/a.go", LineStart: line(3)},
+			{ID: "codex-F2", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: long("é"), Location: long("\x00"), LocationUnreadable: true},
+			{ID: "codex-F3", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "short", Path: "app/b.go"},
+		},
+		States: map[string]sarif.State{"codex-F1": {}, "codex-F2": {}, "codex-F3": {}}}}
+	lines := strings.Split(strings.TrimSuffix(string(RDJSONL(rs)), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3", len(lines))
+	}
+	for i, l := range lines {
+		if len(l)+1 > RDLineMax {
+			t.Errorf("diagnostic %d: %d bytes, more than %d", i, len(l)+1, RDLineMax)
+		}
+		var d Diagnostic
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatalf("diagnostic %d: %v", i, err)
+		}
+		if i < 2 && !strings.Contains(d.Message, "more bytes cut: spar gate --sarif and findings.json hold the whole text") {
+			t.Errorf("diagnostic %d does not say it was cut: %q", i, d.Message[len(d.Message)-300:])
+		}
+		if strings.ContainsRune(d.Message, utf8.RuneError) || strings.ContainsRune(d.OriginalOutput, utf8.RuneError) {
+			t.Errorf("diagnostic %d: a cut split a UTF-8 sequence", i)
+		}
 	}
 }
