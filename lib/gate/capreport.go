@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/convergence"
+	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/summary"
@@ -349,12 +350,13 @@ func orDash(s string) string {
 	return s
 }
 
-// cell keeps a value on one Markdown table row.
+// cell keeps a value on one Markdown table row; any other control
+// character is shown as its Go escape (escape.Controls).
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "\\", "\\\\")
 	s = strings.ReplaceAll(s, "|", "\\|")
 	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", " ")
+	return escape.Controls(strings.ReplaceAll(s, "\n", " "))
 }
 
 func isFile(p string) bool {

@@ -3,6 +3,9 @@ package gate
 import (
 	"fmt"
 	"strings"
+	"unicode"
+
+	"github.com/jaekit/spar/lib/escape"
 )
 
 // MarkdownFindingsMax is how many findings the Markdown report lists one
@@ -106,8 +109,10 @@ func (r *Report) Markdown() string {
 // code is s as one Markdown code span: fenced by more backticks than any
 // run inside it, padded when it starts or ends with one; | escaped, so that
 // it stays one table cell (GitHub reads \| inside a span as |).
+// A control character other than a line break is shown as its Go escape
+// (\x1b, escape.Controls): the report is printed to terminals too.
 func code(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`).Replace(s)
+	s = escape.Controls(strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`).Replace(s))
 	run, longest := 0, 0
 	for _, c := range s {
 		if c == '`' {
@@ -125,16 +130,20 @@ func code(s string) string {
 }
 
 // mdText is prose from a record shown as text: Markdown's markup characters
-// escaped, one line.
+// escaped, one line; any other control character (a terminal escape, NUL)
+// shown as its Go escape (\x1b, escape.Controls), its backslash escaped so
+// that Markdown shows it too.
 func mdText(s string) string {
 	var b strings.Builder
 	for _, c := range s {
-		switch c {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '~':
+		switch {
+		case strings.ContainsRune("\\`*_[]<>|#~", c):
 			b.WriteByte('\\')
 			b.WriteRune(c)
-		case '\n', '\r':
+		case c == '\n' || c == '\r' || c == '\t':
 			b.WriteByte(' ')
+		case unicode.IsControl(c):
+			b.WriteString(`\` + escape.Controls(string(c)))
 		default:
 			b.WriteRune(c)
 		}
