@@ -11,7 +11,8 @@
 # Environment: SPAR_SERIES (the series name, required), SPAR_EXPECT_HEAD
 # (default GITHUB_SHA), SPAR_REMOTE (default: the checkout's origin),
 # SPAR_SARIF (a file to write, optional), SPAR_REVIEWDOG (a reviewdog
-# reporter such as github-pr-review, optional), SPAR_CONFIG (the job's user
+# reporter: github-pr-review, github-pr-check, github-check,
+# github-pr-annotations or local; optional), SPAR_CONFIG (the job's user
 # configuration: the required reviewers are CI's own), GITHUB_WORKSPACE,
 # GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, RUNNER_TEMP.
 set -u
@@ -20,6 +21,17 @@ head=${SPAR_EXPECT_HEAD:-${GITHUB_SHA:?GITHUB_SHA or SPAR_EXPECT_HEAD is require
 repo=${GITHUB_WORKSPACE:-.}
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 output=${GITHUB_OUTPUT:-/dev/null}
+# The reviewdog reporters that post to GitHub (and local, which prints):
+# any other value is the workflow's mistake, said before anything is gated,
+# never a gate that posts nothing.
+case ${SPAR_REVIEWDOG:-} in
+'' | github-pr-review | github-pr-check | github-check | github-pr-annotations | local) ;;
+*)
+	echo "spar: reviewdog-reporter \"$SPAR_REVIEWDOG\" is none of github-pr-review, github-pr-check, github-check, github-pr-annotations, local" >&2
+	echo "state=error" >>"$output"
+	exit 64
+	;;
+esac
 tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/spar.XXXXXX") || exit 74
 repo=$(git -C "$repo" rev-parse --show-toplevel) || exit 65
 cd "$repo" || exit 65
@@ -41,11 +53,14 @@ trap 'rm -rf "$tmp" "$dir"; rmdir reviews 2>/dev/null' EXIT
 
 if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} >&2 2>"$tmp/fetch.err"; then
 	cat "$tmp/fetch.err" >&2
+	# The series name (a branch name, chosen by the pull request) and the
+	# error stay in an indented code block: nothing of them is Markdown.
 	{
 		echo "# spar gate: error"
 		echo
-		echo "No spar review could be fetched for the series \`$series\`:"
+		echo "No spar review could be fetched for the series named first below:"
 		echo
+		printf '%s\n' "$series" | sed 's/^/    /'
 		sed 's/^/    /' "$tmp/fetch.err"
 	} >>"$summary"
 	echo "state=error" >>"$output"
@@ -68,8 +83,15 @@ esac
 echo "state=$state" >>"$output"
 
 if [ -n "${SPAR_REVIEWDOG:-}" ] && [ "$state" != error ]; then
-	# The open findings as annotations; the gate's exit code decides.
-	spar gate "$@" --format rdjsonl 2>/dev/null |
-		reviewdog -f=rdjsonl -name=spar -reporter="$SPAR_REVIEWDOG" -filter-mode=nofilter -fail-level=none
+	# The open findings as annotations; the gate's exit code decides. A
+	# reviewdog that fails (a token without rights, the API down) leaves the
+	# verdict as it is and says so in a warning annotation (the step
+	# summary is not written again: the report may fill its 1 MiB).
+	spar gate "$@" --format rdjsonl >"$tmp/open.rdjsonl" 2>/dev/null
+	rd=0
+	reviewdog -f=rdjsonl -name=spar -reporter="$SPAR_REVIEWDOG" -filter-mode=nofilter -fail-level=none <"$tmp/open.rdjsonl" || rd=$?
+	if [ "$rd" -ne 0 ]; then
+		echo "::warning title=spar::reviewdog ($SPAR_REVIEWDOG) failed (exit $rd): the open findings were not posted; the verdict ($state) is the gate's"
+	fi
 fi
 exit $status

@@ -1,0 +1,38 @@
+#!/bin/sh
+# The step of spar's GitHub Action (action.yml): with SPAR_MODE review,
+# review.sh first (the job's own reviewers, a round appended and pushed),
+# then gate.sh. Whatever stops the step, state is set in its outputs and the
+# step summary says why: a review that fails (a fork's pull request has
+# neither the reviewers' secrets nor the right to push the series ref) is
+# state=error, never a step without a state.
+#
+# Environment: SPAR_MODE (gate or review, default gate), and what
+# review.sh and gate.sh read; GITHUB_STEP_SUMMARY, GITHUB_OUTPUT.
+set -u
+here=$(dirname "$0")
+summary=${GITHUB_STEP_SUMMARY:-/dev/null}
+output=${GITHUB_OUTPUT:-/dev/null}
+mode=${SPAR_MODE:-gate}
+case $mode in
+gate) ;;
+review)
+	status=0
+	sh "$here/review.sh" || status=$?
+	if [ "$status" -ne 0 ]; then
+		echo "spar action: the review in CI failed (exit $status): nothing was gated" >&2
+		{
+			echo "# spar gate: error"
+			echo
+			echo "The review in CI (mode review) failed (exit $status) before anything was gated: the job log says why. A fork's pull request has neither the reviewers' secrets nor the right to push the series ref (docs/usage.md §7.4)."
+		} >>"$summary"
+		echo "state=error" >>"$output"
+		exit "$status"
+	fi
+	;;
+*)
+	echo "spar action: mode $mode is neither gate nor review" >&2
+	echo "state=error" >>"$output"
+	exit 64
+	;;
+esac
+exec sh "$here/gate.sh"
