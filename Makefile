@@ -31,8 +31,9 @@ vet: deps
 
 # clis installs the pinned reviewer CLIs that the real-CLI tests drive
 # (e2e/realcli) into ~/.cache/spar/cli/<package>@<version> with npm, reused
-# when present. Without node or npm it says so in one line and the tests
-# skip; SPAR_REAL_CLI=require (.ci/run sets it) makes their absence a failure.
+# when present. Without node or npm, or when an install fails, it says so
+# and the tests that need it skip; SPAR_REAL_CLI=require (.ci/run sets it)
+# makes either a failure.
 clis:
 	@sh scripts/install-clis
 
