@@ -11,15 +11,19 @@ import (
 	"unicode"
 )
 
-// Controls returns s with every control character escaped; other text is
-// kept (a byte that is not UTF-8 shows as U+FFFD).
+// Controls returns s with every control character escaped, and every
+// bidirectional formatting character (U+202E RIGHT-TO-LEFT OVERRIDE and
+// its kin): a reviewer's text that holds one would show the
+// characters after it in another order than they are written, on a
+// terminal, in a step summary or in a code host's comment ("Trojan
+// Source"). Other text is kept (a byte that is not UTF-8 shows as U+FFFD).
 func Controls(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+	if strings.IndexFunc(s, Escaped) < 0 {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		if Escaped(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -27,6 +31,22 @@ func Controls(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Escaped reports whether Controls escapes r: a control character, or a
+// bidirectional formatting character: the marks (U+200E, U+200F, U+061C),
+// the embeddings and overrides (U+202A–U+202E) and the isolates
+// (U+2066–U+2069).
+func Escaped(r rune) bool {
+	switch {
+	case unicode.IsControl(r):
+		return true
+	case r == '\u200e', r == '\u200f', r == '\u061c':
+		return true
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
 }
 
 // Shell quotes s for a POSIX shell when it needs it. A value with a

@@ -18,3 +18,22 @@ func TestControls(t *testing.T) {
 		}
 	}
 }
+
+// TestTrust_BidiControlsShownEscaped: a reviewer's text with a
+// right-to-left override (or another bidirectional formatting character)
+// is shown with it escaped, so the text reads in the order it is written
+// wherever spar shows it; letters of right-to-left scripts are kept.
+func TestTrust_BidiControlsShownEscaped(t *testing.T) {
+	for in, want := range map[string]string{
+		"ok \u202e}if (admin){":         `ok \u202e}if (admin){`,
+		"\u2066isolate\u2069":           `\u2066isolate\u2069`,
+		"mark\u200e\u200f\u061c":        `mark\u200e\u200f\u061c`,
+		"embed\u202a\u202b\u202c\u202d": `embed\u202a\u202b\u202c\u202d`,
+		"שלום مرحبا":                    "שלום مرحبا",
+		"zero\u200bwidth":               "zero\u200bwidth",
+	} {
+		if got := Controls(in); got != want {
+			t.Errorf("Controls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

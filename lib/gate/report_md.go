@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/jaekit/spar/lib/escape"
 )
@@ -142,7 +141,7 @@ func mdText(s string) string {
 			b.WriteRune(c)
 		case c == '\n' || c == '\r' || c == '\t':
 			b.WriteByte(' ')
-		case unicode.IsControl(c):
+		case escape.Escaped(c):
 			b.WriteString(`\` + escape.Controls(string(c)))
 		default:
 			b.WriteRune(c)

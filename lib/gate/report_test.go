@@ -208,14 +208,14 @@ func TestTrust_TriageTextInTheMarkdownReport(t *testing.T) {
 		Record: &Record{State: Blocked, Reasons: []string{"x"}, Rounds: []RoundRef{{Dir: "s/r\x1b[8m", Series: "s", Stage: "code"}}},
 		Rounds: []RoundState{{RoundRef: RoundRef{Dir: "s/r\x1b[8m", Series: "s", Stage: "code"}, State: "gated"}},
 		Findings: []FindingState{{Round: "s/r\x1b[8m", ID: "a-F1", Class: "defect\x1b[8m", Disposition: "rejected",
-			Detail: "hidden \x1b]52;c;ZXZpbA==\x07 | cell\x00 \u2028 next"}},
+			Detail: "hidden \x1b]52;c;ZXZpbA==\x07 | cell\x00 \u2028 next \u202erev"}},
 	}
 	md := rep.Markdown()
-	if i := strings.IndexFunc(md, func(r rune) bool { return r != '\n' && (r < 0x20 || r == 0x7f) }); i >= 0 {
+	if i := strings.IndexFunc(md, func(r rune) bool { return r != '\n' && (r < 0x20 || r == 0x7f || r == '\u202e') }); i >= 0 {
 		t.Errorf("a raw control character %q in\n%q", md[i], md)
 	}
 	for _, want := range []string{
-		"| `s/r\\x1b[8m` | `a-F1` | defect\\x1b[8m | closed | rejected: hidden \\\\x1b\\]52;c;ZXZpbA==\\\\a \\| cell\\\\x00 \u2028 next |\n",
+		"| `s/r\\x1b[8m` | `a-F1` | defect\\x1b[8m | closed | rejected: hidden \\\\x1b\\]52;c;ZXZpbA==\\\\a \\| cell\\\\x00 \u2028 next \\\\u202erev |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in\n%s", want, md)
