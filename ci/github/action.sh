@@ -6,12 +6,24 @@
 # neither the reviewers' secrets nor the right to push the series ref) is
 # state=error, never a step without a state.
 #
-# Environment: SPAR_MODE (gate or review, default gate), and what
+# Environment: SPAR_MODE (gate or review, default gate), SPAR_SERIES
+# (else SPAR_BRANCH, the pull request's branch, each / as -), and what
 # review.sh and gate.sh read; GITHUB_STEP_SUMMARY, GITHUB_OUTPUT.
 set -u
 here=$(dirname "$0")
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 output=${GITHUB_OUTPUT:-/dev/null}
+# A series is one folder name, a branch name may hold /: the series of
+# branch feature/login is feature-login (docs/usage.md §7.2).
+if [ -z "${SPAR_SERIES:-}" ]; then
+	SPAR_SERIES=$(printf '%s' "${SPAR_BRANCH:-}" | tr / -)
+	export SPAR_SERIES
+fi
+if [ -z "$SPAR_SERIES" ]; then
+	echo "spar action: no series input, and no branch to name the series after" >&2
+	echo "state=error" >>"$output"
+	exit 64
+fi
 mode=${SPAR_MODE:-gate}
 case $mode in
 gate) ;;
