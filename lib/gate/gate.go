@@ -140,6 +140,9 @@ type gate struct {
 	states map[*roundData]map[string]sarif.State
 	// configs is the gate's own configuration per repository (trust.go).
 	configs map[string]configResult
+	// configUnread: the series whose unreadable configuration is already a
+	// reason (trust.go required).
+	configUnread map[*seriesData]bool
 	// reasons are rec.Reasons split for the readable forms (report.go).
 	reasons []Reason
 	// open is why each open finding of a listed, published round is open

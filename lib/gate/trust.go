@@ -35,6 +35,15 @@ func (g *gate) required(s *seriesData) []envelope.RequiredReviewer {
 	out := append([]envelope.RequiredReviewer{}, s.latest.rec.Config.ConfiguredRequired...)
 	cfg, err := g.config(s.repo)
 	if err != nil {
+		// Asked for twice (the required reviewers' reviews, coverage):
+		// said once per series.
+		if g.configUnread[s] {
+			return out
+		}
+		if g.configUnread == nil {
+			g.configUnread = map[*seriesData]bool{}
+		}
+		g.configUnread[s] = true
 		g.reason("%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it, then see what the gate reads: spar config --repo %s",
 			s.display, s.repo, oneLine(err.Error()), shellQuote(s.repo))
 		return out

@@ -94,3 +94,29 @@ func TestTrust_EarlierRoundRederived(t *testing.T) {
 		t.Errorf("no reason names the edited round and finding (%q): %q", want, rec.Reasons)
 	}
 }
+
+// TestRequired_UnreadableConfigurationOneReason: a configuration the gate
+// cannot read blocks, with one reason per series however many checks ask
+// for the required reviewers.
+func TestRequired_UnreadableConfigurationOneReason(t *testing.T) {
+	dirs := benchSeries(t, 2)
+	bad := filepath.Join(t.TempDir(), "spar.toml")
+	if err := os.WriteFile(bad, []byte("[[reviewers\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := Decide(Options{Rounds: dirs, Getenv: func(k string) string {
+		if k == "SPAR_CONFIG" {
+			return bad
+		}
+		return ""
+	}})
+	n := 0
+	for _, r := range rec.Reasons {
+		if strings.Contains(r, "so the gate does not know which reviewers it requires") {
+			n++
+		}
+	}
+	if rec.State != Blocked || n != 1 {
+		t.Fatalf("state %s, %d reasons about the configuration, want blocked and 1:\n%s", rec.State, n, strings.Join(rec.Reasons, "\n"))
+	}
+}
