@@ -211,7 +211,13 @@ func (g *gate) findings(s *seriesData) {
 			res = contained[v.commit]
 		}
 		if res == nil {
-			if d := refound(v, contained2); d != nil {
+			if d, err := refound(v, contained2); err != nil {
+				c.Open++
+				g.judge(r, f.ID, fmt.Sprintf("whether the %s was found again after the fix %s, in round %s, cannot be told in a shallow clone", f.Class, v.commit, d.r.name), hint(), true)
+				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but %v: round %s may have found it again after the fix); to clear: %s",
+					s.display, r.name, f.Class, f.ID, v.chain, v.commit, err, d.r.name, unshallow(s))
+				continue
+			} else if d != nil {
 				c.Open++
 				g.judge(r, f.ID, fmt.Sprintf("the %s was found again after the fix %s, in round %s", f.Class, v.commit, d.r.name), hint(), true)
 				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit, then %s",
@@ -229,6 +235,13 @@ func (g *gate) findings(s *seriesData) {
 			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
 				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"))
 			g.menu(f.Class)
+			continue
+		}
+		var se *shallowError
+		if errors.As(res, &se) {
+			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the shallow clone cannot tell the head %s contains", v.commit, s.head), hint(), true)
+			g.reason("%s: round %s: %s %s is fixed by the commit %s, but %v; to clear: %s",
+				s.display, r.name, f.Class, f.ID, v.commit, res, unshallow(s))
 			continue
 		}
 		g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint(), true)
@@ -367,23 +380,35 @@ func Contains(repo, head string, commits []string) map[string]error {
 func isAncestor(repo, commit, head string) error {
 	id, err := gitx.ResolveCommit(repo, commit)
 	if err != nil {
+		if shallow(repo) {
+			return &shallowError{commit: commit, head: head, missing: true}
+		}
 		return err
 	}
 	ok, err := gitx.IsAncestor(repo, id, head)
 	if err == nil && !ok {
+		if shallow(repo) {
+			return &shallowError{commit: commit, head: head}
+		}
 		return errNotAncestor
 	}
 	return err
 }
 
 // refound is the first finding of v's duplicate chain whose round reviewed
-// a head that contains v's fix commit, or nil.
-func refound(v verdict, contained map[string]map[string]error) *target {
+// a head that contains v's fix commit, or nil; or the first whose head a
+// shallow clone cannot tell about, with why (fail closed).
+func refound(v verdict, contained map[string]map[string]error) (*target, error) {
 	for i := range v.dups {
 		d := &v.dups[i]
-		if err, ok := contained[d.r.rec.Head][v.commit]; ok && err == nil {
-			return d
+		err, ok := contained[d.r.rec.Head][v.commit]
+		if !ok {
+			continue
+		}
+		var se *shallowError
+		if err == nil || errors.As(err, &se) {
+			return d, err
 		}
 	}
-	return nil
+	return nil, nil
 }

@@ -387,6 +387,7 @@ func (g *gate) decide() {
 		g.missingRounds(s, fix)
 		g.removedRounds(s)
 		g.headMismatch(s)
+		g.shallowHistory(s)
 		g.staleDocuments(s)
 		g.rederive(s)
 		g.followUps(s)

@@ -153,3 +153,14 @@ func ExitedOne(err error) bool {
 	var ee *exec.ExitError
 	return errors.As(err, &ee) && ee.ExitCode() == 1
 }
+
+// Shallow reports whether the repository of dir is a shallow clone (git
+// rev-parse --is-shallow-repository): its history stops at commits whose
+// parents it lacks, so that a walk of it can miss an ancestor it holds.
+func Shallow(dir string) (bool, error) {
+	out, err := Git(dir, "rev-parse", "--is-shallow-repository")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) == "true", nil
+}

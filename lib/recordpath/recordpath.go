@@ -70,7 +70,8 @@ func Check(p string) error { return check(p, false) }
 // folder that does not exist yet.
 func CheckFolder(p string) error { return check(p, true) }
 
-// check applies G28 to p (resolved by Resolve first). It walks every folder
+// check applies G28 to p (resolved by Resolve first), which must not lie
+// inside a git directory. It walks every folder
 // from p up to the filesystem root; each one that holds a .git entry is a
 // repository containing p, innermost first. Each must ignore p (`git
 // check-ignore`, which also sees an ignored parent folder) and list no
@@ -84,6 +85,13 @@ func check(p string, folder bool) error {
 	real, err := Resolve(p)
 	if err != nil {
 		return refuse(p, "%q: cannot resolve the path: %v", p, err)
+	}
+	// Inside a git directory (.git, a worktree's under .git/worktrees),
+	// which a .gitignore of "*" ignores too: never a record path.
+	for d := real; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if strings.EqualFold(filepath.Base(d), ".git") {
+			return refuse(p, "%q is inside the git directory %q; a record path never is", p, d)
+		}
 	}
 	for _, root := range Repositories(real) {
 		rel, err := filepath.Rel(root, real)

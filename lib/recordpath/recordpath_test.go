@@ -114,3 +114,31 @@ func TestG28_RunOutMustNotExist(t *testing.T) {
 		t.Fatal("a path under a file was accepted")
 	}
 }
+
+// A record path inside a git directory is refused even where the
+// repository ignores everything (a .gitignore of "*", which git check-ignore
+// applies to .git/… too): spar fetch would otherwise write a hostile ref's
+// files among the repository's own (its refs, its worktrees' records), and
+// spar run a round there. Through a symbolic link to .git as well.
+func TestTrust_RecordPathInsideGitDir(t *testing.T) {
+	top := t.TempDir()
+	repo := filepath.Join(top, "repo")
+	os.MkdirAll(repo, 0o755)
+	git(t, repo, "init", "-q")
+	write(t, filepath.Join(repo, ".gitignore"), "*\n")
+	os.Symlink(".git", filepath.Join(repo, "gl"))
+	for _, p := range []string{
+		filepath.Join(repo, ".git", "w"),
+		filepath.Join(repo, ".git", "refs", "heads", "w"),
+		filepath.Join(repo, "gl", "w"),
+		filepath.Join(repo, "reviews", "..", ".git", "w"),
+	} {
+		err := CheckFolder(p)
+		if err == nil || !strings.Contains(err.Error(), "inside the git directory") {
+			t.Errorf("%s: %v, want a refusal inside the git directory", p, err)
+		}
+	}
+	if err := CheckFolder(filepath.Join(repo, "reviews", "w")); err != nil {
+		t.Errorf("an ignored folder: %v", err)
+	}
+}

@@ -275,16 +275,24 @@ func pathSplit(p string) (string, string) {
 	return "", p
 }
 
-// Head is the commit the local ref of name points at, "" when there is none.
+// Head is the commit the local ref of name points at, "" when there is none;
+// ErrNoPublish when it points at another object than a commit.
 func Head(repo string, n Name) (string, error) {
 	if err := checked(n); err != nil {
 		return "", err
 	}
-	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname)", Ref(n.s))
+	out, err := gitx.Git(repo, "for-each-ref", "--format=%(objectname) %(objecttype)", Ref(n.s))
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return "", nil
+	}
+	if len(f) != 2 || f[1] != "commit" {
+		return "", fmt.Errorf("%s is not a commit (%s): %w", Ref(n.s), strings.TrimSpace(string(out)), ErrNoPublish)
+	}
+	return f[0], nil
 }
 
 // Published is what Publish did.
@@ -366,51 +374,41 @@ func Advance(repo string, n Name, p Published) error {
 	return nil
 }
 
+// Bounds of a series folder WriteFolder writes. A ref is a remote's,
+// whoever could push it, and a tree of a few kilobytes can name millions
+// of files (one folder named a thousand times, a thousand times over) or
+// nest empty folders a billion times; a series of 1,000 rounds is about
+// 7,000 files of 170 MB, three levels deep.
+const (
+	MaxEntries = 100_000 // files and folders
+	MaxBytes   = 4 << 30 // the files together
+	MaxDepth   = 16      // names in a path
+	maxPath    = 4096    // bytes of a path
+)
+
+// ErrNoPublish is a ref that is no publish of spar push: not a commit, or
+// a commit of no file.
+var ErrNoPublish = errors.New("no publish of spar push")
+
 // WriteFolder writes the tree of commit into the folder out, which must not
 // exist: each file read from repo's objects (at most round.MaxRecord
-// bytes), written 0644, folders 0755. A path that is not a plain relative
-// path (.., an absolute path, a .git component) or an entry that is not a
-// regular file is refused before anything is written: the ref is a
-// remote's, whoever could push it. Two git processes whatever the number
-// of files: ls-tree for the entries, then one cat-file --batch whose
-// answers are handed as they arrive to a few writers (writeWorkers, at
-// most writeBudget bytes held), each folder made once.
+// bytes), written 0644, folders 0755. Everything is checked before
+// anything is written, since the ref is a remote's, whoever could push it:
+// a path that is not a plain relative path (.., an absolute path, a name
+// some file system takes for .git), an entry that is not a regular file,
+// two paths that are one file where case does not count, a tree of no
+// file, or one over MaxEntries, MaxBytes or MaxDepth is refused. Two git
+// processes whatever the number of files: ls-tree for the entries, then
+// one cat-file --batch whose answers are handed as they arrive to a few
+// writers (writeWorkers, at most writeBudget bytes held), each folder made
+// once.
 func WriteFolder(repo, commit, out string) (int, error) {
-	raw, err := gitx.Git(repo, "ls-tree", "-r", "-z", "--full-tree", "-l", "--end-of-options", commit)
+	ents, err := listTree(repo, commit)
 	if err != nil {
 		return 0, err
 	}
-	type ent struct {
-		path, id string
-		size     int64
-	}
-	var ents []ent
-	for _, line := range gitx.SplitZ(raw) {
-		meta, path, ok := strings.Cut(line, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 {
-			return 0, fmt.Errorf("git ls-tree: unexpected line %q", line)
-		}
-		if f[0] != "100644" && f[0] != "100755" || f[1] != "blob" {
-			return 0, fmt.Errorf("%s: %s is not a regular file (mode %s)", commit, path, f[0])
-		}
-		if !plainPath(path) {
-			return 0, fmt.Errorf("%s: %q is not a path inside a series folder", commit, path)
-		}
-		size, err := strconv.ParseInt(f[3], 10, 64)
-		if err != nil || size < 0 {
-			return 0, fmt.Errorf("git ls-tree: %s: size %q", path, f[3])
-		}
-		if size > round.MaxRecord {
-			return 0, fmt.Errorf("%s: %s holds %d bytes, more than a record may hold", commit, path, size)
-		}
-		ents = append(ents, ent{path, f[2], size})
-	}
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return 0, err
-	}
-	if len(ents) == 0 {
-		return 0, nil
 	}
 	cmd := gitx.Command(repo, "cat-file", "--batch")
 	cmd.Env = gitx.KeepHeap(cmd.Env)
@@ -486,6 +484,106 @@ func WriteFolder(repo, commit, out string) (int, error) {
 		return 0, writeErr
 	}
 	return len(ents), nil
+}
+
+// entry is a file of a fetched tree.
+type entry struct {
+	path, id string
+	size     int64
+}
+
+// listTree is the files of commit's tree, in ls-tree's order, checked as
+// WriteFolder says. git ls-tree -t prints every folder as well as every
+// file, so that counting what it prints bounds its work too (an empty
+// folder prints nothing with -r alone); it is stopped at the first entry
+// that is refused.
+func listTree(repo, commit string) ([]entry, error) {
+	cmd := gitx.Command(repo, "ls-tree", "-r", "-t", "-z", "--full-tree", "-l", "--end-of-options", commit)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ents, err := readTree(bufio.NewReaderSize(stdout, maxPath+256), commit)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("git ls-tree %s: %v: %s", commit, err, strings.TrimSpace(stderr.String()))
+	}
+	if len(ents) == 0 {
+		return nil, fmt.Errorf("%s holds no file: %w", commit, ErrNoPublish)
+	}
+	return ents, nil
+}
+
+// readTree reads git ls-tree -r -t -z -l's entries from r.
+func readTree(r *bufio.Reader, commit string) ([]entry, error) {
+	var ents []entry
+	// Each path where case does not count: true for a file.
+	seen := map[string]bool{}
+	var n int
+	var total int64
+	for {
+		rec, err := r.ReadSlice(0)
+		if err == io.EOF && len(rec) == 0 {
+			return ents, nil
+		}
+		if err == bufio.ErrBufferFull {
+			return nil, fmt.Errorf("%s: a path of more than %d bytes is not a path inside a series folder", commit, maxPath)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("git ls-tree: %v", err)
+		}
+		if n++; n > MaxEntries {
+			return nil, fmt.Errorf("%s: more than %d entries (files and folders), more than a series folder holds", commit, MaxEntries)
+		}
+		line := string(rec[:len(rec)-1])
+		meta, path, ok := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 {
+			return nil, fmt.Errorf("git ls-tree: unexpected line %q", line)
+		}
+		if !plainPath(path) {
+			return nil, fmt.Errorf("%s: %q is not a path inside a series folder", commit, path)
+		}
+		if strings.Count(path, "/") >= MaxDepth {
+			return nil, fmt.Errorf("%s: %q nests more than %d levels, more than a series folder holds", commit, path, MaxDepth)
+		}
+		folded := strings.ToLower(path)
+		if f[0] == "040000" && f[1] == "tree" {
+			if isFile, ok := seen[folded]; ok && isFile {
+				return nil, fmt.Errorf("%s: the folder %q and a file are the same file where case does not count", commit, path)
+			} else if !ok {
+				seen[folded] = false
+			}
+			continue
+		}
+		if f[0] != "100644" && f[0] != "100755" || f[1] != "blob" {
+			return nil, fmt.Errorf("%s: %s is not a regular file (mode %s)", commit, path, f[0])
+		}
+		if _, dup := seen[folded]; dup {
+			return nil, fmt.Errorf("%s: %q and another path are the same file where case does not count", commit, path)
+		}
+		seen[folded] = true
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("git ls-tree: %s: size %q", path, f[3])
+		}
+		if size > round.MaxRecord {
+			return nil, fmt.Errorf("%s: %s holds %d bytes, more than a record may hold", commit, path, size)
+		}
+		if total += size; total > MaxBytes {
+			return nil, fmt.Errorf("%s: more than %d bytes of files, more than a series folder holds", commit, int64(MaxBytes))
+		}
+		ents = append(ents, entry{path: path, id: f[2], size: size})
+	}
 }
 
 // writeWorkers write a fetched folder's files at once: most of the time of
@@ -569,17 +667,36 @@ func (w *writers) wait() error {
 }
 
 // plainPath reports a relative path of plain names: no empty, ".", ".."
-// or ".git" element.
+// or dotGit element, none made of dots and spaces only.
 func plainPath(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") {
 		return false
 	}
 	for _, el := range strings.Split(p, "/") {
-		if el == "" || el == "." || el == ".." || strings.EqualFold(el, ".git") {
+		if strings.TrimRight(el, ". ") == "" || dotGit(el) {
 			return false
 		}
 	}
 	return true
+}
+
+// dotGit reports a name some file system takes for .git, as git's own
+// checks of a path do (core.protectNTFS, core.protectHFS): .git in any
+// case, with trailing dots or spaces or an alternate stream (":…") on
+// NTFS, its NTFS short name git~1, or with characters HFS+ ignores
+// (zero-width joiners, direction marks, the byte order mark).
+func dotGit(name string) bool {
+	n := strings.Map(func(r rune) rune {
+		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
+			return -1
+		}
+		return r
+	}, name)
+	if i := strings.IndexByte(n, ':'); i >= 0 {
+		n = n[:i]
+	}
+	n = strings.TrimRight(n, ". ")
+	return strings.EqualFold(n, ".git") || strings.EqualFold(n, "git~1")
 }
 
 // ErrNoRef is a remote without the series' ref: no review was published
@@ -591,6 +708,9 @@ var ErrNoRef = errors.New("no review was published")
 // points git at other objects.
 var transportEnv = []string{"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_HTTP_USER_AGENT"}
 
+// remoteGit runs git push, fetch or ls-remote with args; each call puts
+// --end-of-options before the remote's name, which is never read as an
+// option (a remote configured as --upload-pack=<command>).
 func remoteGit(repo string, args ...string) ([]byte, error) {
 	cmd := gitx.Command(repo, args...)
 	for _, k := range transportEnv {
@@ -666,7 +786,7 @@ func RemoteHead(repo, remote string, n Name) (string, error) {
 		return "", err
 	}
 	name := n.s
-	out, err := remoteGit(repo, "ls-remote", "--refs", remote, Ref(name))
+	out, err := remoteGit(repo, "ls-remote", "--refs", "--end-of-options", remote, Ref(name))
 	if err != nil {
 		return "", err
 	}
@@ -733,7 +853,7 @@ func PushCommit(repo, remote string, n Name, commit string) error {
 		return fmt.Errorf("push: %q is not a commit id", commit)
 	}
 	ref := Ref(n.s)
-	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", remote, commit+":"+ref); err != nil {
+	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", "--end-of-options", remote, commit+":"+ref); err != nil {
 		var moved *MovedError
 		if cerr := CheckRemote(repo, remote, n); errors.As(cerr, &moved) {
 			return cerr
@@ -745,9 +865,10 @@ func PushCommit(repo, remote string, n Name, commit string) error {
 
 // Fetch fetches the remote's ref of name into this repository's own ref
 // of it when that is a fast-forward (or there is none), and returns the
-// remote's commit; ErrNoRef when the remote holds none. A local ref that
-// is not an ancestor of the remote's (an unpushed publish) stays: the
-// commit is fetched all the same, under refs/spar/fetched/<name>.
+// remote's commit; ErrNoRef when the remote holds none, ErrNoPublish when
+// its ref is no commit (this clone's ref then stays where it was). A local
+// ref that is not an ancestor of the remote's (an unpushed publish) stays:
+// the commit is fetched all the same, under refs/spar/fetched/<name>.
 func Fetch(repo, remote string, n Name) (string, error) {
 	if err := checked(n); err != nil {
 		return "", err
@@ -756,21 +877,21 @@ func Fetch(repo, remote string, n Name) (string, error) {
 	fetched := "refs/spar/fetched/" + name
 	// One fetch, no ls-remote before it: a remote without the ref fails
 	// it with "couldn't find remote ref".
-	if _, err := remoteGit(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, "+"+Ref(name)+":"+fetched); err != nil {
+	if _, err := remoteGit(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote, "+"+Ref(name)+":"+fetched); err != nil {
 		if strings.Contains(err.Error(), "find remote ref") {
 			return "", ErrNoRef
 		}
 		return "", err
 	}
-	out, err := gitx.Git(repo, "for-each-ref", "--format=%(refname) %(objectname)", fetched, Ref(name))
+	out, err := gitx.Git(repo, "for-each-ref", "--format=%(refname) %(objectname) %(objecttype)", fetched, Ref(name))
 	if err != nil {
 		return "", err
 	}
-	theirs, ours := "", ""
+	theirs, kind, ours := "", "", ""
 	for _, l := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(l); len(f) == 2 {
+		if f := strings.Fields(l); len(f) == 3 {
 			if f[0] == fetched {
-				theirs = f[1]
+				theirs, kind = f[1], f[2]
 			} else {
 				ours = f[1]
 			}
@@ -778,6 +899,10 @@ func Fetch(repo, remote string, n Name) (string, error) {
 	}
 	if theirs == "" {
 		return "", fmt.Errorf("%s: fetched, but not found", fetched)
+	}
+	if kind != "commit" {
+		// A tree, a blob or a tag: this clone's ref stays where it was.
+		return "", fmt.Errorf("%s on %s is a %s, not a commit: %w", Ref(name), remote, kind, ErrNoPublish)
 	}
 	if ours == "" {
 		_, err = gitx.Git(repo, "update-ref", Ref(name), theirs, strings.Repeat("0", len(theirs)))

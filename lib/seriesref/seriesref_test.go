@@ -78,16 +78,19 @@ func TestWriteFolder_RefusesWhatIsNoRecord(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "", "init", "-q")
 	blob := git(t, repo, "x\n", "hash-object", "-w", "--stdin")
-	for name, entry := range map[string]string{
-		"symlink": "120000 blob " + blob + "\tlink",
-		"dot git": "100644 blob " + blob + "\t.git",
+	for name, entry := range map[string][3]string{
+		"symlink": {"120000", "link", blob},
+		"dot git": {"100644", ".git", blob},
+		"gitlink": {"160000", "sub", blob},
+		"dot dot": {"100755", "..", blob},
+		"dot":     {"100644", ".", blob},
+		"slash":   {"100644", "a/../../x", blob},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tree := git(t, repo, entry+"\n", "mktree", "--missing")
-			commit := git(t, repo, "", "commit-tree", tree, "-m", "hostile")
+			commit := git(t, repo, "", "commit-tree", rawTree(t, repo, entry), "-m", "hostile")
 			out := filepath.Join(t.TempDir(), "s")
 			if _, err := WriteFolder(repo, commit, out); err == nil {
-				t.Fatalf("%s written", entry)
+				t.Fatalf("%v written", entry)
 			}
 			if _, err := os.Lstat(out); err == nil {
 				t.Error("the folder was made")

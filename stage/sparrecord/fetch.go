@@ -84,6 +84,9 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 		}
 		return exitcode.New(exitcode.Config, fmt.Sprintf("fetch: no review was published for this change: %s has no %s (publish one with spar push)", from, seriesref.Ref(name)))
 	}
+	if errors.Is(err, seriesref.ErrNoPublish) {
+		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
+	}
 	if err != nil {
 		return exitcode.New(exitcode.IO, "fetch: "+err.Error())
 	}

@@ -1,0 +1,201 @@
+package seriesref
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rawTree writes a tree object of entries (mode, name, id) as given, in
+// that order, with git hash-object --literally: names git mktree would
+// refuse (.., a duplicate) included. It returns the tree's id.
+func rawTree(t *testing.T, repo string, entries ...[3]string) string {
+	t.Helper()
+	var b bytes.Buffer
+	for _, e := range entries {
+		id, err := hex.DecodeString(e[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(e[0] + " " + e[1] + "\x00")
+		b.Write(id)
+	}
+	return git(t, repo, b.String(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
+}
+
+// times is n entries of one object: names prefix0 … prefix<n-1>.
+func times(n int, mode, prefix, id string) [][3]string {
+	out := make([][3]string, n)
+	for i := range out {
+		out[i] = [3]string{mode, prefix + strings.Repeat("0", 5-len(itoa(i))) + itoa(i), id}
+	}
+	return out
+}
+
+func itoa(i int) string {
+	s := ""
+	for {
+		s = string(rune('0'+i%10)) + s
+		if i /= 10; i == 0 {
+			return s
+		}
+	}
+}
+
+func commitOf(t *testing.T, repo, tree string) string {
+	t.Helper()
+	return git(t, repo, "", "commit-tree", tree, "-m", "hostile")
+}
+
+// refused: WriteFolder refuses commit and makes no folder.
+func refused(t *testing.T, repo, commit, want string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "s")
+	n, err := WriteFolder(repo, commit, out)
+	if err == nil {
+		t.Fatalf("written: %d files", n)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want it to say %q", err, want)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Error("the folder was made")
+	}
+}
+
+// A ref of a few kilobytes can name millions of files (one folder named a
+// thousand times, a thousand times over) or nest empty folders a billion
+// times (git ls-tree -r prints nothing for them, for as long as it walks):
+// WriteFolder counts every entry, folders too, and refuses a tree over
+// MaxEntries entries, MaxBytes bytes or MaxDepth levels before it writes
+// anything, stopping git as soon as a bound is passed.
+func TestTrust_FetchedTreeIsBounded(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q")
+	empty := git(t, repo, "", "hash-object", "-w", "--stdin")
+	t.Run("files", func(t *testing.T) {
+		t0 := rawTree(t, repo, times(1000, "100644", "f", empty)...)
+		t1 := rawTree(t, repo, times(MaxEntries/1000+1, "40000", "d", t0)...)
+		refused(t, repo, commitOf(t, repo, t1), "entries")
+	})
+	t.Run("empty folders", func(t *testing.T) {
+		e := git(t, repo, "", "mktree")
+		for i := 0; i < 3; i++ {
+			e = rawTree(t, repo, times(1000, "40000", "d", e)...)
+		}
+		refused(t, repo, commitOf(t, repo, e), "entries")
+	})
+	t.Run("bytes", func(t *testing.T) {
+		big := git(t, repo, strings.Repeat("x", 1<<20), "hash-object", "-w", "--stdin")
+		t0 := rawTree(t, repo, times(64, "100644", "f", big)...)
+		t1 := rawTree(t, repo, times(MaxBytes/(64<<20)+1, "40000", "d", t0)...)
+		refused(t, repo, commitOf(t, repo, t1), "bytes")
+	})
+	t.Run("depth", func(t *testing.T) {
+		tree := rawTree(t, repo, [3]string{"100644", "round.json", empty})
+		for i := 0; i < MaxDepth; i++ {
+			tree = rawTree(t, repo, [3]string{"40000", "d", tree})
+		}
+		refused(t, repo, commitOf(t, repo, tree), "levels")
+	})
+	t.Run("nothing", func(t *testing.T) {
+		refused(t, repo, commitOf(t, repo, git(t, repo, "", "mktree")), "no file")
+	})
+}
+
+// Names that are .git on some file system (NTFS drops trailing dots and
+// spaces, knows git~1 and streams after ":", HFS+ ignores zero-width
+// characters; both ignore case), and two names that are one file where case
+// does not count: WriteFolder refuses them all, before it writes anything.
+func TestTrust_FetchedNamesAreOneFileEach(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q")
+	blob := git(t, repo, "x\n", "hash-object", "-w", "--stdin")
+	for _, name := range []string{".git", ".GIT", ".git.", ".git ", ".git. .", "git~1", "GIT~1", ".git::$INDEX_ALLOCATION", ".g\u200cit", "\ufeff.git", ".gi\u200dt"} {
+		for _, mode := range []string{"100644", "40000"} {
+			entry := [3]string{mode, name, blob}
+			if mode == "40000" {
+				entry[2] = rawTree(t, repo, [3]string{"100644", "config", blob})
+			}
+			t.Run(mode+" "+name, func(t *testing.T) {
+				refused(t, repo, commitOf(t, repo, rawTree(t, repo, entry)), "not a path inside a series folder")
+			})
+		}
+	}
+	t.Run("case", func(t *testing.T) {
+		a := rawTree(t, repo, [3]string{"100644", "round.json", blob})
+		b := rawTree(t, repo, [3]string{"100644", "ROUND.json", blob})
+		tree := rawTree(t, repo, [3]string{"40000", "CODE-1", a}, [3]string{"40000", "code-1", b})
+		refused(t, repo, commitOf(t, repo, tree), "the same file")
+	})
+	t.Run("twice", func(t *testing.T) {
+		tree := rawTree(t, repo, [3]string{"100644", "round.json", blob}, [3]string{"100644", "round.json", blob})
+		refused(t, repo, commitOf(t, repo, tree), "the same file")
+	})
+}
+
+// A ref that is no commit (a tree, a blob, an annotated tag) is no
+// publish: Fetch refuses it and leaves this clone's ref as it was; Head
+// refuses a local ref that is no commit.
+func TestTrust_FetchedRefIsACommit(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "", "init", "-q", "--bare", remote)
+	blob := git(t, remote, "x\n", "hash-object", "-w", "--stdin")
+	tree := rawTree(t, remote, [3]string{"100644", "round.json", blob})
+	commit := commitOf(t, remote, tree)
+	git(t, remote, "", "tag", "-a", "-m", "t", "t", commit)
+	tag := git(t, remote, "", "rev-parse", "t")
+	clone := filepath.Join(root, "clone")
+	git(t, root, "", "init", "-q", clone)
+	git(t, clone, "", "remote", "add", "origin", remote)
+	for name, id := range map[string]string{"tree": tree, "blob": blob, "tag": tag} {
+		t.Run(name, func(t *testing.T) {
+			git(t, remote, "", "update-ref", Ref(name), id)
+			n := checkName(t, clone, name)
+			_, err := Fetch(clone, "origin", n)
+			if !errors.Is(err, ErrNoPublish) {
+				t.Errorf("Fetch of a %s: %v, want ErrNoPublish", name, err)
+			}
+			if got, _ := Head(clone, n); got != "" {
+				t.Errorf("this clone's ref moved to the %s %s", name, got)
+			}
+			git(t, clone, "", "update-ref", Ref(name), id)
+			if got, err := Head(clone, n); !errors.Is(err, ErrNoPublish) {
+				t.Errorf("Head of a local ref at a %s: %q, %v, want ErrNoPublish", name, got, err)
+			}
+		})
+	}
+}
+
+// A remote's name is never read by git as an option: a remote configured
+// under the name --upload-pack=<command> runs no command when it is given
+// to Fetch, RemoteHead or PushCommit.
+func TestTrust_RemoteNameIsNoOption(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "", "init", "-q", "--bare", remote)
+	clone := filepath.Join(root, "clone")
+	git(t, root, "", "init", "-q", clone)
+	mark := filepath.Join(root, "ran")
+	name := "--upload-pack=touch " + mark + ";git-upload-pack"
+	git(t, clone, "", "config", "remote."+name+".url", remote)
+	pushName := "--receive-pack=touch " + mark + ";git-receive-pack"
+	git(t, clone, "", "config", "remote."+pushName+".url", remote)
+	n := checkName(t, clone, "s")
+	if got, err := Remote(clone, name); err != nil || got != name {
+		t.Fatalf("Remote: %q, %v", got, err)
+	}
+	Fetch(clone, name, n)
+	RemoteHead(clone, name, n)
+	blob := git(t, clone, "x\n", "hash-object", "-w", "--stdin")
+	commit := commitOf(t, clone, rawTree(t, clone, [3]string{"100644", "round.json", blob}))
+	PushCommit(clone, pushName, n, commit)
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("a remote's name ran a command")
+	}
+}
