@@ -95,9 +95,13 @@ func skipped(rel string, d fs.DirEntry) string {
 }
 
 // files lists what a publish of the series folder dir holds, in path
-// order (with /), and what it leaves out (path: why).
+// order (with /), and what it leaves out (path: why). A folder that holds
+// more than spar fetch takes (folderCheck: a file over a record's size, a
+// name that is .git somewhere, too many files) is refused: CI could not
+// fetch the publish.
 func files(dir string) ([]string, []string, error) {
 	var paths, left []string
+	var check folderCheck
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -113,6 +117,17 @@ func files(dir string) ([]string, []string, error) {
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		var size int64
+		if !d.IsDir() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			size = fi.Size()
+		}
+		if err := check.add(rel, d.IsDir(), size); err != nil {
+			return fmt.Errorf("%s: %w (spar fetch would refuse it)", dir, err)
 		}
 		if !d.IsDir() {
 			paths = append(paths, rel)
@@ -407,9 +422,21 @@ func WriteFolder(repo, commit, out string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// out is made here, so a failure removes it, and only then: a folder
+	// someone else made at out meanwhile is left alone.
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return 0, err
 	}
+	n, err := writeEntries(repo, ents, out)
+	if err != nil {
+		os.RemoveAll(out)
+		return 0, err
+	}
+	return n, nil
+}
+
+// writeEntries writes ents from repo's objects into the folder out.
+func writeEntries(repo string, ents []entry, out string) (int, error) {
 	cmd := gitx.Command(repo, "cat-file", "--batch")
 	cmd.Env = gitx.KeepHeap(cmd.Env)
 	in, err := cmd.StdinPipe()
@@ -526,10 +553,7 @@ func listTree(repo, commit string) ([]entry, error) {
 // readTree reads git ls-tree -r -t -z -l's entries from r.
 func readTree(r *bufio.Reader, commit string) ([]entry, error) {
 	var ents []entry
-	// Each path where case does not count: true for a file.
-	seen := map[string]bool{}
-	var n int
-	var total int64
+	var check folderCheck
 	for {
 		rec, err := r.ReadSlice(0)
 		if err == io.EOF && len(rec) == 0 {
@@ -541,49 +565,85 @@ func readTree(r *bufio.Reader, commit string) ([]entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("git ls-tree: %v", err)
 		}
-		if n++; n > MaxEntries {
-			return nil, fmt.Errorf("%s: more than %d entries (files and folders), more than a series folder holds", commit, MaxEntries)
-		}
 		line := string(rec[:len(rec)-1])
 		meta, path, ok := strings.Cut(line, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 4 {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", line)
 		}
-		if !plainPath(path) {
-			return nil, fmt.Errorf("%s: %q is not a path inside a series folder", commit, path)
-		}
-		if strings.Count(path, "/") >= MaxDepth {
-			return nil, fmt.Errorf("%s: %q nests more than %d levels, more than a series folder holds", commit, path, MaxDepth)
-		}
-		folded := strings.ToLower(path)
 		if f[0] == "040000" && f[1] == "tree" {
-			if isFile, ok := seen[folded]; ok && isFile {
-				return nil, fmt.Errorf("%s: the folder %q and a file are the same file where case does not count", commit, path)
-			} else if !ok {
-				seen[folded] = false
+			if err := check.add(path, true, 0); err != nil {
+				return nil, fmt.Errorf("%s: %w", commit, err)
 			}
 			continue
 		}
 		if f[0] != "100644" && f[0] != "100755" || f[1] != "blob" {
 			return nil, fmt.Errorf("%s: %s is not a regular file (mode %s)", commit, path, f[0])
 		}
-		if _, dup := seen[folded]; dup {
-			return nil, fmt.Errorf("%s: %q and another path are the same file where case does not count", commit, path)
-		}
-		seen[folded] = true
 		size, err := strconv.ParseInt(f[3], 10, 64)
 		if err != nil || size < 0 {
 			return nil, fmt.Errorf("git ls-tree: %s: size %q", path, f[3])
 		}
-		if size > round.MaxRecord {
-			return nil, fmt.Errorf("%s: %s holds %d bytes, more than a record may hold", commit, path, size)
-		}
-		if total += size; total > MaxBytes {
-			return nil, fmt.Errorf("%s: more than %d bytes of files, more than a series folder holds", commit, int64(MaxBytes))
+		if err := check.add(path, false, size); err != nil {
+			return nil, fmt.Errorf("%s: %w", commit, err)
 		}
 		ents = append(ents, entry{path: path, id: f[2], size: size})
 	}
+}
+
+var errTooMany = fmt.Errorf("more than %d entries (files and folders), more than a series folder holds", MaxEntries)
+
+// folderCheck holds a series folder's paths, one at a time, to what a
+// series folder may hold: a fetch takes no more (WriteFolder, of a ref
+// whoever could push it made) and a publish makes no more (Prepare: what
+// spar push publishes, spar fetch takes). Bounds: MaxEntries entries,
+// MaxBytes bytes, MaxDepth levels, maxPath bytes a path, round.MaxRecord
+// bytes a file; each path plain (plainPath) and one file where case does
+// not count.
+type folderCheck struct {
+	// Each path where case does not count: true for a file.
+	seen  map[string]bool
+	n     int
+	total int64
+}
+
+// add checks one entry: a folder (dir) or a file of size bytes.
+func (c *folderCheck) add(path string, dir bool, size int64) error {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if c.n++; c.n > MaxEntries {
+		return errTooMany
+	}
+	if len(path) > maxPath {
+		return fmt.Errorf("a path of more than %d bytes is not a path inside a series folder", maxPath)
+	}
+	if !plainPath(path) {
+		return fmt.Errorf("%q is not a path inside a series folder", path)
+	}
+	if strings.Count(path, "/") >= MaxDepth {
+		return fmt.Errorf("%q nests more than %d levels, more than a series folder holds", path, MaxDepth)
+	}
+	folded := strings.ToLower(path)
+	if dir {
+		if isFile, ok := c.seen[folded]; ok && isFile {
+			return fmt.Errorf("the folder %q and a file are the same file where case does not count", path)
+		} else if !ok {
+			c.seen[folded] = false
+		}
+		return nil
+	}
+	if _, dup := c.seen[folded]; dup {
+		return fmt.Errorf("%q and another path are the same file where case does not count", path)
+	}
+	c.seen[folded] = true
+	if size > round.MaxRecord {
+		return fmt.Errorf("%s holds %d bytes, more than a record may hold", path, size)
+	}
+	if c.total += size; c.total > MaxBytes {
+		return fmt.Errorf("more than %d bytes of files, more than a series folder holds", int64(MaxBytes))
+	}
+	return nil
 }
 
 // writeWorkers write a fetched folder's files at once: most of the time of

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jaekit/spar/lib/round"
 )
 
 // rawTree writes a tree object of entries (mode, name, id) as given, in
@@ -198,4 +200,88 @@ func TestTrust_RemoteNameIsNoOption(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("a remote's name ran a command")
 	}
+}
+
+// What spar push publishes, spar fetch takes: a series folder that holds
+// more than a fetch takes (a file over a record's size, two names that are
+// one file where case does not count, a name that is .git on another file
+// system) is refused by Prepare, and nothing is published.
+func TestTrust_PublishHoldsWhatFetchTakes(t *testing.T) {
+	for name, make := range map[string]func(dir string) error{
+		"a file over a record's size": func(dir string) error {
+			f, err := os.Create(filepath.Join(dir, "code-1", "codex", "stdout"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return f.Truncate(round.MaxRecord + 1) // sparse: nothing is read
+		},
+		"one file where case does not count": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "code-1", "ROUND.json"), []byte("{}"), 0o644)
+		},
+		"a name that is .git on NTFS": func(dir string) error {
+			return os.MkdirAll(filepath.Join(dir, ".git.", "hooks"), 0o755)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			repo := t.TempDir()
+			git(t, repo, "", "init", "-q")
+			dir := filepath.Join(repo, "reviews", "s")
+			os.MkdirAll(filepath.Join(dir, "code-1", "codex"), 0o755)
+			os.WriteFile(filepath.Join(dir, "code-1", "round.json"), []byte("{}"), 0o644)
+			if err := make(dir); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := publish(repo, dir, checkName(t, repo, "s")); err == nil || !strings.Contains(err.Error(), "spar fetch would refuse it") {
+				t.Fatalf("published, or refused for another reason: %v", err)
+			}
+			if got := git(t, repo, "", "for-each-ref", Ref("s")); got != "" {
+				t.Errorf("the ref was written: %s", got)
+			}
+		})
+	}
+}
+
+// WriteFolder removes the folder it made when it fails after making it, and
+// never a folder it did not make (spar fetch removed --out on any error,
+// so a folder made there by someone else between spar fetch's check and
+// WriteFolder was deleted).
+func TestTrust_FetchRemovesOnlyItsOwnFolder(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q")
+	blob := git(t, repo, "hello\n", "hash-object", "-w", "--stdin")
+	commit := commitOf(t, repo, rawTree(t, repo, [3]string{"100644", "round.json", blob}))
+
+	t.Run("someone else's folder", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "s")
+		os.MkdirAll(out, 0o755)
+		os.WriteFile(filepath.Join(out, "theirs"), []byte("x"), 0o644)
+		if _, err := WriteFolder(repo, commit, out); err == nil {
+			t.Fatal("written into a folder that exists")
+		}
+		if _, err := os.Stat(filepath.Join(out, "theirs")); err != nil {
+			t.Errorf("their file is gone: %v", err)
+		}
+	})
+	t.Run("its own folder", func(t *testing.T) {
+		// The blob's loose object cut short: its header (and so ls-tree's
+		// size) reads, its content does not, so cat-file fails after the
+		// folder was made.
+		obj := filepath.Join(repo, ".git", "objects", blob[:2], blob[2:])
+		raw, err := os.ReadFile(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(obj, 0o644)
+		if err := os.WriteFile(obj, raw[:len(raw)-8], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "s")
+		if _, err := WriteFolder(repo, commit, out); err == nil {
+			t.Fatal("a corrupt object was written")
+		}
+		if _, err := os.Lstat(out); err == nil {
+			t.Error("the folder WriteFolder made is left behind")
+		}
+	})
 }

@@ -95,7 +95,6 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	}
 	n, err := seriesref.WriteFolder(repo, commit, out)
 	if err != nil {
-		os.RemoveAll(out)
 		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
 	}
 	fmt.Fprintf(stdout, "%s: %d files of %s at %s\n", out, n, seriesref.Ref(name), commit)
