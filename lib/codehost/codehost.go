@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/escape"
@@ -93,11 +92,8 @@ func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s … (%d more bytes cut: spar gate --sarif and findings.json hold the whole text)", s[:cut], len(s)-cut)
+	head := escape.Prefix(s, max)
+	return fmt.Sprintf("%s … (%d more bytes cut: spar gate --sarif and findings.json hold the whole text)", head, len(s)-len(head))
 }
 
 // oneLine is free text on one line (runs of white space, line breaks

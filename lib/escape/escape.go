@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Controls returns s with every control character escaped, and every
@@ -31,6 +32,18 @@ func Controls(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Prefix is the longest start of s of at most n bytes that ends where a
+// character starts: s cut for a line, never inside a UTF-8 sequence.
+func Prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Escaped reports whether Controls escapes r: a control character, or a

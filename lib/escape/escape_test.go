@@ -37,3 +37,26 @@ func TestTrust_BidiControlsShownEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefix: the start of s of at most n bytes, never ending inside a
+// UTF-8 sequence.
+func TestPrefix(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abc", 2, "ab"},
+		{"aé", 2, "a"},  // é is two bytes
+		{"aé", 3, "aé"}, // whole
+		{"€x", 1, ""},   // € is three bytes
+		{"€x", 2, ""},
+		{"€x", 3, "€"},
+		{"", 0, ""},
+	} {
+		if got := Prefix(c.s, c.n); got != c.want {
+			t.Errorf("Prefix(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -3,9 +3,9 @@ package packet
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/escape"
 )
 
 // textLimit bounds each reviewer text an earlier finding shows (claim,
@@ -111,11 +111,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + " … (cut)"
+	return escape.Prefix(s, n) + " … (cut)"
 }
 
 func short(id string) string {

@@ -11,9 +11,9 @@ package preset
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/escape"
 )
 
 // Call is what one attempt of a reviewer needs to build its invocation.
@@ -123,11 +123,7 @@ func (s Signal) Activity() bool { return s.Calls > 0 }
 func callLine(name, arg string) string {
 	arg = strings.Join(strings.Fields(arg), " ")
 	if len(arg) > 120 {
-		cut := 120
-		for cut > 0 && !utf8.RuneStart(arg[cut]) {
-			cut--
-		}
-		arg = arg[:cut] + "…"
+		arg = escape.Prefix(arg, 120) + "…"
 	}
 	if arg == "" {
 		return name

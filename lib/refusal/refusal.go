@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jaekit/spar/lib/escape"
 )
 
 // Kind is the refusal a text shows.
@@ -54,10 +56,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return escape.Prefix(s, n) + "…"
 }
 
 // The phrases of docs/review-round.md "Refusal phrases", ignoring case. "code 429" and "status 429" (and
