@@ -27,13 +27,20 @@ func write(t *testing.T, p, text string) {
 	}
 }
 
-// TestG28_RecordPaths covers the accepted forms and every refusal of G28.
-func TestG28_RecordPaths(t *testing.T) {
-	top := t.TempDir()
-	repo := filepath.Join(top, "repo")
+// newRepo makes a repository at <top>/repo whose .gitignore is ignore.
+func newRepo(t *testing.T, ignore string) (top, repo string) {
+	t.Helper()
+	top = t.TempDir()
+	repo = filepath.Join(top, "repo")
 	os.MkdirAll(repo, 0o755)
 	git(t, repo, "init", "-q")
-	write(t, filepath.Join(repo, ".gitignore"), "reviews/\nvendor/\n")
+	write(t, filepath.Join(repo, ".gitignore"), ignore)
+	return top, repo
+}
+
+// TestG28_RecordPaths covers the accepted forms and every refusal of G28.
+func TestG28_RecordPaths(t *testing.T) {
+	top, repo := newRepo(t, "reviews/\nvendor/\n")
 	write(t, filepath.Join(repo, "app/main.go"), "package main\n")
 	write(t, filepath.Join(repo, "reviews/keep/tracked.md"), "x\n")
 	write(t, filepath.Join(repo, "gone/file"), "x\n")
@@ -121,11 +128,7 @@ func TestG28_RunOutMustNotExist(t *testing.T) {
 // files among the repository's own (its refs, its worktrees' records), and
 // spar run a round there. Through a symbolic link to .git as well.
 func TestTrust_RecordPathInsideGitDir(t *testing.T) {
-	top := t.TempDir()
-	repo := filepath.Join(top, "repo")
-	os.MkdirAll(repo, 0o755)
-	git(t, repo, "init", "-q")
-	write(t, filepath.Join(repo, ".gitignore"), "*\n")
+	_, repo := newRepo(t, "*\n")
 	os.Symlink(".git", filepath.Join(repo, "gl"))
 	for _, p := range []string{
 		filepath.Join(repo, ".git", "w"),
