@@ -214,7 +214,10 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 // Changes are the files changed from one commit to another as a packet
 // lists them: config.exclude leaves matching files out (a rename when
 // either path matches; excluded names them), the check paths (G24) mark the
-// others. The workspace keeps every file.
+// others. The workspace keeps every file. The project configuration itself
+// (.jaekit/spar.toml) is never left out: the globs, check paths, angles and
+// rules of the round come from its version at head, so a change that edits
+// it (exclude globs over its own files, say) shows the reviewers that edit.
 func Changes(repo, from, to string, checkPaths, exclude []string) (changes []envelope.Change, excluded []string, err error) {
 	set, err := glob.CompileAll(checkPaths)
 	if err != nil {
@@ -230,7 +233,9 @@ func Changes(repo, from, to string, checkPaths, exclude []string) (changes []env
 	}
 	changes = []envelope.Change{}
 	for _, c := range fcs {
-		if _, out := excl.Match(c.Path); out || (c.OldPath != "" && matches(excl, c.OldPath)) {
+		if c.Path == config.ProjectFile || c.OldPath == config.ProjectFile {
+			// listed whatever the globs say
+		} else if _, out := excl.Match(c.Path); out || (c.OldPath != "" && matches(excl, c.OldPath)) {
 			excluded = append(excluded, c.Path)
 			continue
 		}
