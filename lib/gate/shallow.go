@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/jaekit/spar/lib/gitx"
 )
@@ -30,20 +29,14 @@ func (e *shallowError) Error() string {
 	return fmt.Sprintf("the repository is a shallow clone whose history may stop between %s and %s, so whether %s contains %s cannot be told", e.head, e.commit, e.head, e.commit)
 }
 
-// shallows caches gitx.Shallow per repository; asked only when git answers
-// no.
-var shallows sync.Map
-
 // shallow reports a shallow clone; a repository git cannot answer for is
-// taken as one (a "no" it gives is not believed).
+// taken as one (a "no" it gives is not believed). Asked afresh each time
+// (gitx.Shallow reads a file, no git process): a clone unshallowed since
+// the last gate of this process is believed again, and one made shallow
+// since is not.
 func shallow(repo string) bool {
-	if v, ok := shallows.Load(repo); ok {
-		return v.(bool)
-	}
 	s, err := gitx.Shallow(repo)
-	s = s || err != nil
-	shallows.Store(repo, s)
-	return s
+	return s || err != nil
 }
 
 // unshallow is what clears a reason of a shallow clone.

@@ -171,3 +171,29 @@ func TestKeepHeap(t *testing.T) {
 		t.Fatalf("git version with KeepHeap: %v %s", err, out)
 	}
 }
+
+// Shallow tells a shallow clone from a whole one, afresh at each call: the
+// same folder made shallow, then fetched --unshallow, in one process.
+func TestShallow_ReadAfresh(t *testing.T) {
+	real, _, _, _ := twoRepos(t)
+	if s, err := Shallow(real); s || err != nil {
+		t.Fatalf("a whole repository: shallow %v, %v", s, err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	gitT(t, "", "", "clone", "-q", "--depth", "1", "file://"+real, clone)
+	if s, err := Shallow(clone); !s || err != nil {
+		t.Fatalf("a clone of depth 1: shallow %v, %v", s, err)
+	}
+	gitT(t, clone, "", "fetch", "-q", "--unshallow")
+	if s, err := Shallow(clone); s || err != nil {
+		t.Fatalf("the clone fetched --unshallow: shallow %v, %v", s, err)
+	}
+	os.RemoveAll(clone)
+	gitT(t, "", "", "clone", "-q", "--depth", "1", "file://"+real, clone)
+	if s, err := Shallow(clone); !s || err != nil {
+		t.Fatalf("a shallow clone made again at the same path: shallow %v, %v", s, err)
+	}
+	if _, err := Shallow(t.TempDir()); err == nil {
+		t.Error("no repository: no error")
+	}
+}

@@ -8,9 +8,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Command is the one way spar starts git: in dir, with --no-pager and
@@ -154,13 +157,27 @@ func ExitedOne(err error) bool {
 	return errors.As(err, &ee) && ee.ExitCode() == 1
 }
 
-// Shallow reports whether the repository of dir is a shallow clone (git
-// rev-parse --is-shallow-repository): its history stops at commits whose
-// parents it lacks, so that a walk of it can miss an ancestor it holds.
+// Shallow reports whether the repository of dir is a shallow clone: its
+// history stops at commits whose parents it lacks, so that a walk of it
+// can miss an ancestor it holds. It is what git rev-parse
+// --is-shallow-repository tells (a shallow file in the repository's common
+// git folder, found once per dir), read afresh at each call: a clone
+// fetched --unshallow meanwhile is one no longer.
 func Shallow(dir string) (bool, error) {
-	out, err := Git(dir, "rev-parse", "--is-shallow-repository")
-	if err != nil {
-		return false, err
+	common, ok := commonDirs.Load(dir)
+	if !ok {
+		out, err := Git(dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		if err != nil {
+			return false, err
+		}
+		common, _ = commonDirs.LoadOrStore(dir, strings.TrimSpace(string(out)))
 	}
-	return strings.TrimSpace(string(out)) == "true", nil
+	_, err := os.Lstat(filepath.Join(common.(string), "shallow"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
 }
+
+// commonDirs: a repository folder's common git folder (Shallow).
+var commonDirs sync.Map
