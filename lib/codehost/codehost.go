@@ -77,7 +77,7 @@ func message(o open, max int) string {
 		b.WriteString("\nShown at the file's start: " + gone + ".")
 	}
 	fmt.Fprintf(&b, "\nspar finding %s (series %s); spar gate prints the triage that closes it.", o.display, o.round.Series)
-	return controls(b.String())
+	return escape.Lines(b.String())
 }
 
 // textMax is the most of one text of a reviewer's (claim, failure
@@ -99,18 +99,6 @@ func clip(s string, max int) string {
 // oneLine is free text on one line (runs of white space, line breaks
 // among them, are one space).
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// controls shows each control character of a message but its line breaks
-// as its Go escape (\x1b, escape.Controls): reviewdog's local reporter
-// prints a diagnostic raw to a terminal or CI log, where a terminal escape
-// a reviewer wrote would act (colour, a hidden link, the clipboard).
-func controls(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = escape.Controls(l)
-	}
-	return strings.Join(lines, "\n")
-}
 
 // Diagnostic is reviewdog's Diagnostic message (RDFormat), the fields spar
 // writes.

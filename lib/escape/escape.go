@@ -34,6 +34,20 @@ func Controls(s string) string {
 	return b.String()
 }
 
+// Lines is Controls of each line of s: its line breaks are kept, every
+// other control or bidirectional formatting character escaped. For text of
+// several lines that holds text from records: a report, a message.
+func Lines(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && Escaped(r) }) < 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Controls(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Prefix is the longest start of s of at most n bytes that ends where a
 // character starts: s cut for a line, never inside a UTF-8 sequence.
 func Prefix(s string, n int) string {

@@ -232,8 +232,12 @@ func verbs(format string) int {
 	return n
 }
 
+// oneLineText is a reason's text on one line: with a control or
+// bidirectional formatting character (escape.Escaped: a terminal escape,
+// a C1 control, U+202E) the whole text is Go-quoted, so that nothing of it
+// acts on a terminal or reorders what a reader sees.
 func oneLineText(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+	if strings.IndexFunc(s, escape.Escaped) >= 0 {
 		q := strconv.Quote(s)
 		return q[1 : len(q)-1]
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jaekit/spar/lib/escape"
 )
 
 // reason splits its format at "; to clear: " with the arguments that go
@@ -219,6 +221,31 @@ func TestTrust_TriageTextInTheMarkdownReport(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in\n%s", want, md)
+		}
+	}
+}
+
+// TestTrust_RecordTextOnTheTerminal: text from records (a reviewer's
+// location, a folder name, triage words) reaches the user's terminal
+// through `spar status` and the gate's reasons: a C1 control (U+009B is
+// CSI on many terminals), a terminal escape or a bidirectional override in
+// it is shown escaped, never raw.
+func TestTrust_RecordTextOnTheTerminal(t *testing.T) {
+	hostile := "app.go:1 \x1b]8;;http://x\x07link \u009b2J \u202eevil"
+	raw := func(s string) int {
+		return strings.IndexFunc(s, func(r rune) bool { return r != '\n' && escape.Escaped(r) })
+	}
+	st := &Status{Series: []SeriesStatus{{Series: "s\x1b[8m", State: "blocked", Next: "spar triage",
+		Findings: []StatusFinding{{Round: "code-1", ID: "codex-F1", Class: "defect", Location: hostile, Open: true, Blocks: true, Why: "no disposition \u202e"}}}}}
+	if i := raw(st.Text()); i >= 0 {
+		t.Errorf("spar status shows a raw control or bidi character at %d:\n%q", i, st.Text())
+	}
+	g := &gate{rec: &Record{}}
+	g.reason("%s: round %s: location %s; to clear: %s", "s", "code-1", hostile, "spar triage")
+	g.reason("%s: round %s: location %s; to clear: %s", "s", "code-1", "app.go ‮evil 2J", "spar triage")
+	for _, line := range g.rec.Reasons {
+		if i := raw(line); i >= 0 {
+			t.Errorf("a reason shows a raw control or bidi character at %d: %q", i, line)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaekit/spar/lib/convergence"
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/summary"
@@ -552,7 +553,9 @@ func (st *Status) Text() string {
 		}
 		w("  next: %s\n", s.Next)
 	}
-	return b.String()
+	// Record text (folder names, reviewers' locations, triage words) is
+	// shown escaped: the text goes to the user's terminal.
+	return escape.Lines(b.String())
 }
 
 // short is a commit ID cut to its first 12 characters.
