@@ -1,6 +1,7 @@
 // Package sandbox confines each reviewer process (docs/sandbox.md): spar-exec
-// re-executes itself through /proc/self/exe as a small launcher that applies a
-// Landlock ruleset to itself and then starts the reviewer, which inherits it.
+// re-executes itself through /proc/self/exe as a small launcher, which starts
+// a second process of itself that applies a Landlock ruleset to itself and
+// then executes the reviewer, which keeps it; the launcher stays outside it.
 // The reviewer reads the workspace, the system folders, its own install folder
 // and its inputs, and writes only a scratch folder (TMPDIR) and its CLI's state
 // folders; the round's records, other rounds, the repository and the rest of
@@ -34,6 +35,10 @@ const EnvVar = "SPAR_SANDBOX"
 // LaunchArg is the hidden first argument that makes a spar binary the
 // launcher (Main); it is not a subcommand a user types.
 const LaunchArg = "__spar-sandbox-launch"
+
+// confineArg is the hidden first argument of the launcher's second
+// process, which applies the policy and executes the reviewer.
+const confineArg = "__spar-sandbox-confine"
 
 // Policy is what one reviewer process may touch. Paths are absolute; a path
 // that does not exist is left out (IgnoreIfMissing): a folder is granted with
@@ -284,6 +289,9 @@ var hooked bool
 func Main() {
 	if len(os.Args) >= 3 && os.Args[1] == LaunchArg {
 		os.Exit(launch(os.Args[2], os.Args[3:]))
+	}
+	if len(os.Args) >= 3 && os.Args[1] == confineArg {
+		os.Exit(confine(os.Args[2], os.Args[3:]))
 	}
 	hooked = true
 }

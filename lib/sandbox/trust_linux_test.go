@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,6 +34,37 @@ const (
 
 func helper(role string) int {
 	switch role {
+	case "launcher":
+		// Attach to and read the memory of every thread of the launcher
+		// (the parent): its threads share one address space, and all but
+		// the one that forked the reviewer were never confined.
+		ppid := os.Getppid()
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", ppid))
+		if err != nil {
+			fmt.Println("tasks:", err)
+		}
+		for _, e := range tasks {
+			var tid int
+			fmt.Sscan(e.Name(), &tid)
+			b := make([]byte, 8)
+			// The launcher is this binary: the address of a global of ours
+			// is the same there.
+			remote := []unix.RemoteIovec{{Base: uintptr(unsafe.Pointer(&probeWord)), Len: 8}}
+			if n, err := unix.ProcessVMReadv(tid, []unix.Iovec{{Base: &b[0], Len: 8}}, remote, 0); err == nil && n > 0 {
+				fmt.Println("READ", tid)
+			}
+			if err := unix.PtraceAttach(tid); err == nil {
+				fmt.Println("ATTACHED", tid)
+				var ws unix.WaitStatus
+				unix.Wait4(tid, &ws, unix.WALL, nil)
+				unix.PtraceDetach(tid)
+			}
+			if _, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/environ", ppid, tid)); err == nil {
+				fmt.Println("ENVIRON", tid)
+			}
+		}
+		fmt.Println("launcher-probed", len(tasks))
+		return 0
 	case "tiocsti":
 		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
@@ -94,6 +126,9 @@ func helper(role string) int {
 	fmt.Println("unknown role", role)
 	return 2
 }
+
+// probeWord is what the "launcher" helper reads in its launcher's memory.
+var probeWord uint64 = 0x5350415220
 
 // boxSelf runs this test binary as a command reviewer in role, with arg
 // in argVar, and returns its output and the report.
@@ -358,6 +393,100 @@ exit 0`, "sh", base}, func(path string, args []string) *exec.Cmd {
 			}
 			if b, _ := os.ReadFile(settings); string(b) != "{}\n" {
 				t.Errorf("settings.json is now %q", b)
+			}
+		})
+	}
+}
+
+// The launcher's thread: the launcher applied the ruleset, the socket
+// filter and the empty capability sets to the one thread it forked the
+// reviewer from; the reviewer, in the same Landlock domain as that
+// thread, attached to it with ptrace and read its memory
+// (process_vm_readv), which the launcher's other threads, never confined,
+// share: code written there runs outside the sandbox. The launcher now stays outside the reviewer's
+// domain: a second process it starts applies the sandbox and executes the
+// reviewer.
+func TestTrust_LauncherPtrace(t *testing.T) {
+	needLandlock(t)
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, rep := boxSelf(t, "launcher", "")
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") {
+				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
+			}
+			if !strings.Contains(out, "launcher-probed") {
+				t.Fatalf("the helper did not run: %s", out)
+			}
+			for _, leak := range []string{"READ ", "ATTACHED ", "ENVIRON "} {
+				if strings.Contains(out, leak) {
+					t.Errorf("the reviewer reached its launcher:\n%s", out)
+					break
+				}
+			}
+		})
+	}
+}
+
+// The launcher killed: in the fallback (no namespaces) the reviewer
+// SIGKILLed its own launcher, the subreaper that knew its setsid
+// grandchild; the reviewer died by its parent-death signal and the
+// grandchild ran on after the attempt. The launcher is now outside the reviewer's Landlock domain,
+// which (ABI 6) refuses the signal.
+func TestTrust_LauncherKilled(t *testing.T) {
+	needLandlock(t)
+	if abi, _ := Available(); abi < 6 {
+		t.Skip("Landlock ABI", abi, "does not scope signals")
+	}
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			mark := fmt.Sprint(7300000 + os.Getpid()%100000)
+			out, _, rep := box(t, t.TempDir(), `
+setsid sleep $1 </dev/null >/dev/null 2>&1 &
+sleep 0.2
+kill -KILL $PPID 2>&1 || echo refused
+sleep 0.5
+echo reviewer-ended`, nil, mark)
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") {
+				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if pids := byArgs("sleep " + mark); len(pids) > 0 {
+				for _, p := range pids {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+				t.Errorf("the grandchild outlived the attempt (%s):\n%s", rep.Sandbox, out)
+			}
+			if !strings.Contains(out, "reviewer-ended") {
+				t.Errorf("the reviewer did not run to its end:\n%s", out)
+			}
+		})
+	}
+}
+
+// An inherited descriptor: a descriptor spar-exec got from its own parent
+// without close-on-exec (a pipe or file of the user's shell, an agent
+// host, make's jobserver) reached the reviewer, which wrote into it. The
+// reviewer now starts with its standard files only.
+func TestTrust_InheritedDescriptor(t *testing.T) {
+	needLandlock(t)
+	target := filepath.Join(t.TempDir(), "users-file")
+	fd, err := syscall.Open(target, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, _, rep := box(t, t.TempDir(), `eval "echo LEAK >&$1" 2>/dev/null && echo WROTE; exit 0`, nil, fmt.Sprint(fd))
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") {
+				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
+			}
+			b, _ := os.ReadFile(target)
+			if strings.Contains(out, "WROTE") || len(b) > 0 {
+				t.Errorf("the reviewer wrote through an inherited descriptor: %q, %s", b, out)
 			}
 		})
 	}
