@@ -65,6 +65,28 @@ func helper(role string) int {
 		}
 		fmt.Println("launcher-probed", len(tasks))
 		return 0
+	case "dgram":
+		// socketpair(2) names no address, but a datagram end may send to
+		// one (sendto) or be connected again (connect).
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			fmt.Println("socketpair:", err)
+			return 0
+		}
+		to := &unix.SockaddrUnix{Name: os.Getenv(argVar)}
+		if err := unix.Sendto(fds[0], []byte("sendto"), 0, to); err == nil {
+			fmt.Println("SENT sendto")
+		} else {
+			fmt.Println("sendto:", err)
+		}
+		if err := unix.Connect(fds[1], to); err == nil {
+			if _, err := unix.Write(fds[1], []byte("connect")); err == nil {
+				fmt.Println("SENT connect")
+			}
+		} else {
+			fmt.Println("connect:", err)
+		}
+		return 0
 	case "tiocsti":
 		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
@@ -489,5 +511,50 @@ func TestTrust_InheritedDescriptor(t *testing.T) {
 				t.Errorf("the reviewer wrote through an inherited descriptor: %q, %s", b, out)
 			}
 		})
+	}
+}
+
+// A datagram socketpair: the socket filter refused socket(2) for AF_UNIX
+// but let socketpair(2) make datagram sockets, and one of those sent to
+// any pathname datagram socket it could name (sendto, or connect then
+// write): the system log (/dev/log), the journal, a user's own datagram
+// listener. The filter now refuses AF_UNIX socketpairs of type
+// SOCK_DGRAM; stream and seqpacket pairs, which cannot reach an address,
+// stay.
+func TestTrust_DatagramSocketpair(t *testing.T) {
+	needLandlock(t)
+	sock := filepath.Join(t.TempDir(), "log.sock")
+	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan string, 8)
+	go func() {
+		b := make([]byte, 64)
+		for {
+			n, _, err := l.ReadFrom(b)
+			if err != nil {
+				return
+			}
+			got <- string(b[:n])
+		}
+	}()
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, rep := boxSelf(t, "dgram", sock)
+			if !strings.Contains(rep.Sandbox, "; no unix sockets") {
+				t.Fatalf("record %q: %s", rep.Sandbox, out)
+			}
+			if strings.Contains(out, "SENT") {
+				t.Errorf("the reviewer sent to a datagram socket:\n%s", out)
+			}
+		})
+	}
+	select {
+	case m := <-got:
+		t.Errorf("the listener got %q", m)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
