@@ -297,6 +297,10 @@ func applyLandlock(p Policy) string {
 	same := func(r landlock.FSRule) landlock.FSRule { return r }
 	add(p.Read, landlock.RODirs, landlock.ROFiles, same)
 	add(p.Write, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithRefer() })
+	if len(p.List) > 0 {
+		// Listing only: what is in them is granted by the rules above.
+		rules = append(rules, landlock.PathAccess(llsys.AccessFSReadDir, p.List...).IgnoreIfMissing())
+	}
 	devices = true
 	add(p.Devices, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithIoctlDev() })
 	fd, flags, err := rulesetConfig.NewRulesetFD(rules...)

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -47,6 +48,9 @@ type Policy struct {
 	Read    []string `json:"read"`    // read and execute
 	Write   []string `json:"write"`   // read, write, create, remove, rename within
 	Devices []string `json:"devices"` // device files: read, write and ioctl
+	// List are folders whose entries may be listed, nothing more (a root
+	// user's /etc, where only what every user may read is granted).
+	List []string `json:"list,omitempty"`
 	// Scratch is the reviewer's own folder for temporary files: writable,
 	// TMPDIR, TMP and TEMP point there.
 	Scratch string `json:"scratch"`
@@ -176,7 +180,18 @@ func For(r Reviewer) Policy {
 		getenv = os.Getenv
 	}
 	p := Policy{Scratch: r.Scratch, Require: r.Require}
-	p.Read = append(p.Read, systemRead...)
+	for _, d := range systemRead {
+		if d == "/etc" && os.Geteuid() == 0 {
+			// The reviewer of a root user is uid 0, the owner of every
+			// root-only file there (/etc/shadow, private keys): it reads
+			// what every user may read.
+			etcOnce.Do(func() { etcRead, etcList = worldReadable("/etc") })
+			p.Read = append(p.Read, etcRead...)
+			p.List = append(p.List, etcList...)
+			continue
+		}
+		p.Read = append(p.Read, d)
+	}
 	// The targets of /etc's symlinks that point out of it (resolv.conf into
 	// /run on systemd machines), one file each.
 	for _, f := range []string{"/etc/resolv.conf", "/etc/hosts", "/etc/localtime"} {
@@ -237,6 +252,68 @@ func For(r Reviewer) Policy {
 	}
 	p.Devices = append(p.Devices, systemDevices...)
 	return p
+}
+
+// etcRead and etcList are worldReadable("/etc"), read once.
+var (
+	etcOnce          sync.Once
+	etcRead, etcList []string
+)
+
+// worldReadable is what of dir every user may read: dir itself when all of
+// it is, else each of its parts that is (a folder whole where all of it is,
+// a file alone), in read; list are the folders it descended into, whose
+// entries may be listed. A symbolic link counts as what it points to.
+func worldReadable(dir string) (read, list []string) {
+	var walk func(path string, fi os.FileInfo) bool
+	// walk says whether all of path is world-readable; when not, it adds
+	// the parts that are to read and path to list.
+	walk = func(path string, fi os.FileInfo) bool {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			t, err := os.Stat(path)
+			if err != nil {
+				return false
+			}
+			if t.IsDir() {
+				return t.Mode().Perm()&0o005 == 0o005
+			}
+			return t.Mode().Perm()&0o004 != 0
+		}
+		if !fi.IsDir() {
+			return fi.Mode().Perm()&0o004 != 0
+		}
+		if fi.Mode().Perm()&0o005 != 0o005 {
+			return false
+		}
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return false
+		}
+		// A child that is not all readable added its parts itself.
+		var whole []string
+		for _, e := range ents {
+			child := filepath.Join(path, e.Name())
+			if cfi, err := os.Lstat(child); err == nil && walk(child, cfi) {
+				whole = append(whole, child)
+			}
+		}
+		if len(whole) == len(ents) {
+			return true
+		}
+		read = append(read, whole...)
+		list = append(list, path)
+		return false
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, nil
+	}
+	if walk(dir, fi) {
+		return []string{dir}, nil
+	}
+	sort.Strings(read)
+	sort.Strings(list)
+	return read, list
 }
 
 // holdsAny reports whether dir is one of paths or holds one of them.

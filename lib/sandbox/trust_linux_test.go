@@ -558,3 +558,89 @@ func TestTrust_DatagramSocketpair(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// A root user's /etc: the reviewer of a root user is uid 0 without
+// capabilities, the owner of every root-owned file, so the /etc grant gave
+// it /etc/shadow, private keys in /etc/ssl/private and /etc/ssh, and any
+// other root-only file there. For a root user the reviewer now reads in
+// /etc only what every user may read (it may list every folder's names).
+func TestTrust_RootEtc(t *testing.T) {
+	needLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("not root: /etc's permissions keep its secrets")
+	}
+	var secrets []string
+	for _, f := range []string{"/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssl/private"} {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o004 == 0 {
+			secrets = append(secrets, f)
+		}
+	}
+	if len(secrets) == 0 {
+		t.Skip("no root-only file in /etc here")
+	}
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, code, rep := box(t, t.TempDir(), `
+for f in "$@"; do
+	if [ -d "$f" ]; then for g in "$f"/*; do [ -f "$g" ] && cat "$g" >/dev/null 2>&1 && echo "READ $g"; done
+	else cat "$f" >/dev/null 2>&1 && echo "READ $f"; fi
+done
+cat /etc/passwd >/dev/null && echo ok-passwd
+ls /etc >/dev/null && echo ok-list
+[ -z "$(ls /etc/ssl/certs | head -1)" ] || echo ok-certs
+exit 0`, nil, secrets...)
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") || code != 0 {
+				t.Fatalf("%s (%d):\n%s", rep.Sandbox, code, out)
+			}
+			if strings.Contains(out, "READ ") {
+				t.Errorf("the root user's reviewer read /etc's secrets:\n%s", out)
+			}
+			for _, want := range []string{"ok-passwd", "ok-list", "ok-certs"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("missing %s:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// worldReadable grants a folder whole where every user may read all of it,
+// else each part that is, and lists the folders it descends into.
+func TestWorldReadable(t *testing.T) {
+	root := t.TempDir()
+	os.Chmod(root, 0o755)
+	mk := func(rel string, mode os.FileMode) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), mode)
+		os.Chmod(p, mode)
+	}
+	mk("passwd", 0o644)
+	mk("shadow", 0o640)
+	mk("ssl/certs/ca.pem", 0o644)
+	mk("ssl/private/key.pem", 0o644) // readable, but in a private folder
+	os.Chmod(filepath.Join(root, "ssl/private"), 0o710)
+	mk("ssh/ssh_config", 0o644)
+	mk("ssh/ssh_host_key", 0o600)
+	os.Symlink("shadow", filepath.Join(root, "shadow-link"))
+	os.Symlink("passwd", filepath.Join(root, "passwd-link"))
+	read, list := worldReadable(root)
+	want := []string{"passwd", "passwd-link", "ssh/ssh_config", "ssl/certs"}
+	var got []string
+	for _, r := range read {
+		rel, _ := filepath.Rel(root, r)
+		got = append(got, rel)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("read %v, want %v", got, want)
+	}
+	var gotList []string
+	for _, l := range list {
+		rel, _ := filepath.Rel(root, l)
+		gotList = append(gotList, rel)
+	}
+	if strings.Join(gotList, " ") != ". ssh ssl" {
+		t.Errorf("list %v", gotList)
+	}
+}
