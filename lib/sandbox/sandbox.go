@@ -263,21 +263,17 @@ var (
 // worldReadable is what of dir every user may read: dir itself when all of
 // it is, else each of its parts that is (a folder whole where all of it is,
 // a file alone), in read; list are the folders it descended into, whose
-// entries may be listed. A symbolic link counts as what it points to.
+// entries may be listed. A symbolic link is never granted itself (the
+// grant would go to what it points to, wherever that is): Landlock checks
+// what is read through it where that lies, so it keeps no folder from
+// being granted whole either.
 func worldReadable(dir string) (read, list []string) {
 	var walk func(path string, fi os.FileInfo) bool
 	// walk says whether all of path is world-readable; when not, it adds
 	// the parts that are to read and path to list.
 	walk = func(path string, fi os.FileInfo) bool {
 		if fi.Mode()&os.ModeSymlink != 0 {
-			t, err := os.Stat(path)
-			if err != nil {
-				return false
-			}
-			if t.IsDir() {
-				return t.Mode().Perm()&0o005 == 0o005
-			}
-			return t.Mode().Perm()&0o004 != 0
+			return true
 		}
 		if !fi.IsDir() {
 			return fi.Mode().Perm()&0o004 != 0
@@ -291,13 +287,18 @@ func worldReadable(dir string) (read, list []string) {
 		}
 		// A child that is not all readable added its parts itself.
 		var whole []string
+		n := 0 // children all readable, links included
 		for _, e := range ents {
 			child := filepath.Join(path, e.Name())
-			if cfi, err := os.Lstat(child); err == nil && walk(child, cfi) {
-				whole = append(whole, child)
+			cfi, err := os.Lstat(child)
+			if err == nil && walk(child, cfi) {
+				n++
+				if cfi.Mode()&os.ModeSymlink == 0 {
+					whole = append(whole, child)
+				}
 			}
 		}
-		if len(whole) == len(ents) {
+		if n == len(ents) {
 			return true
 		}
 		read = append(read, whole...)

@@ -606,7 +606,8 @@ exit 0`, nil, secrets...)
 }
 
 // worldReadable grants a folder whole where every user may read all of it,
-// else each part that is, and lists the folders it descends into.
+// else each part that is, and lists the folders it descends into; it never
+// grants a symbolic link, whose grant would go to what it points to.
 func TestWorldReadable(t *testing.T) {
 	root := t.TempDir()
 	os.Chmod(root, 0o755)
@@ -625,8 +626,13 @@ func TestWorldReadable(t *testing.T) {
 	mk("ssh/ssh_host_key", 0o600)
 	os.Symlink("shadow", filepath.Join(root, "shadow-link"))
 	os.Symlink("passwd", filepath.Join(root, "passwd-link"))
+	// A link to a folder elsewhere: granting it would grant that folder.
+	os.Symlink(t.TempDir(), filepath.Join(root, "elsewhere"))
+	// A folder whose links are all there is: granted whole.
+	mk("alternatives/.keep", 0o644)
+	os.Symlink("/nonexistent", filepath.Join(root, "alternatives", "x"))
 	read, list := worldReadable(root)
-	want := []string{"passwd", "passwd-link", "ssh/ssh_config", "ssl/certs"}
+	want := []string{"alternatives", "passwd", "ssh/ssh_config", "ssl/certs"}
 	var got []string
 	for _, r := range read {
 		rel, _ := filepath.Rel(root, r)
