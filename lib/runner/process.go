@@ -122,7 +122,7 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 		res.startErr = err
 		return res
 	}
-	defer os.RemoveAll(scratch)
+	defer removeScratch(scratch)
 	box.Scratch = scratch
 	box.Require = inv.Confined
 	policy := sandbox.For(box)
@@ -312,6 +312,21 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 	mu.Lock()
 	defer mu.Unlock()
 	return res
+}
+
+// removeScratch removes a reviewer's scratch folder once its processes
+// ended. The reviewer owns its folders and may have taken their rights
+// away (chmod 0, chmod 500), which os.RemoveAll does not give back: each
+// folder (a symbolic link is not one: WalkDir does not follow them) gets
+// them back first (docs/sandbox.md).
+func removeScratch(dir string) {
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
 }
 
 // groups holds the process groups of the reviewers running now.

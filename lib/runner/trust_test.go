@@ -88,3 +88,36 @@ func TestTrust_Route7_Environment(t *testing.T) {
 		t.Errorf("off: env %v, out %s", rec.Env, out)
 	}
 }
+
+// A scratch folder left behind: the reviewer took the write right off its
+// scratch folder and a folder in it (chmod 500), which it owns; os.RemoveAll
+// could then not empty them, and what the reviewer wrote there stayed in the
+// temporary folder after the attempt (for a user other than root). The
+// runner gives its folders the write right back before it removes them.
+func TestTrust_ScratchRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(sandbox.EnvVar, mode)
+			round := t.TempDir()
+			dir := filepath.Join(round, "cmd")
+			os.MkdirAll(dir, 0o755)
+			script := `mkdir -p "$TMPDIR/d/e" && echo x > "$TMPDIR/d/e/f" && ln -s / "$TMPDIR/root" && chmod 0 "$TMPDIR/d/e" && chmod 500 "$TMPDIR/d" "$TMPDIR" && echo '{"result": 1}'`
+			r := Reviewer{Config: envelope.Reviewer{Name: "cmd", Preset: "command", Argv: []string{"/bin/sh", "-c", script}, TimeoutSeconds: 20},
+				Dir: dir, Workspace: t.TempDir(), PathEnv: os.Getenv("PATH")}
+			Run(r, nil)
+			out, _ := os.ReadFile(filepath.Join(dir, "stdout"))
+			if !strings.Contains(string(out), "result") {
+				t.Fatalf("the reviewer did not run: %s", out)
+			}
+			left, _ := filepath.Glob(filepath.Join(tmp, "spar-reviewer-*"))
+			if len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+	if fi, err := os.Stat("/"); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("/ changed: %v %v", fi.Mode(), err)
+	}
+}

@@ -28,9 +28,14 @@ import (
 // ended it. It is closed on exec: the reviewer never holds it.
 const statusFD = 3
 
-// launch is the launcher: it applies the policy to itself, starts the
-// reviewer, passes it the signals it gets and ends every process the
-// reviewer left once the reviewer ends. Its exit status is the reviewer's.
+// launch is the launcher: it starts the reviewer through confine (a second
+// process that applies the policy to itself and executes the reviewer),
+// passes it the signals it gets and ends every process the reviewer left
+// once the reviewer ends. Its exit status is the reviewer's. The launcher
+// itself stays outside the reviewer's Landlock domain: a reviewer in the
+// same domain as a thread of the launcher could ptrace that thread and
+// write the memory its unconfined threads run, and signal it
+// (docs/sandbox.md, "Routes a hostile reviewer tried").
 func launch(spec string, argv []string) int {
 	status := os.NewFile(statusFD, "status")
 	syscall.CloseOnExec(statusFD)
@@ -50,22 +55,10 @@ func launch(spec string, argv []string) int {
 		// ours, so that we can end it.
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
-	// The ruleset goes on this thread only, and the reviewer is forked from
-	// it: the all-threads way (psx) walks /proc/<getpid()>/task, which in a
-	// PID namespace is another process's. The thread stays locked: the
-	// runtime never reuses it unrestricted.
+	// The parent-death signal follows the thread that forked: keep it.
 	runtime.LockOSThread()
-	applied := applyLandlock(p)
-	sockets := applySocketFilter()
-	// No capability survives into the reviewer (a root user's neither).
-	dropCapabilities()
-	report("sandbox %s; %s", applied, sockets)
-	if why := unmet(p, applied); why != "" {
-		report("start %s", why)
-		return 127
-	}
-
-	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: append([]string{os.Args[0], confineArg, spec}, argv...),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ExtraFiles: []*os.File{status}}
 	cmd.Env = reviewerEnv(os.Environ(), p.Scratch)
 	// The reviewer dies with us even outside a PID namespace.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -109,6 +102,65 @@ func launch(spec string, argv []string) int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// confine is the launcher's second process, the reviewer-to-be: it applies
+// the policy to its own thread (Landlock, the socket filter, no
+// capabilities), reports what it applied on the status pipe, marks every
+// descriptor but the standard files close-on-exec (one inherited from
+// spar-exec's parent never reaches the reviewer) and executes the
+// reviewer, which keeps all of it. It returns only when it could not.
+func confine(spec string, argv []string) int {
+	syscall.CloseOnExec(statusFD)
+	status := os.NewFile(statusFD, "status")
+	report := func(format string, a ...any) {
+		if status != nil {
+			fmt.Fprintf(status, format+"\n", a...)
+		}
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(spec), &p); err != nil || len(argv) == 0 {
+		report("start the launcher got no valid policy: %v", err)
+		return 127
+	}
+	// The ruleset goes on this thread only, and the reviewer is executed
+	// from it: the all-threads way (psx) walks /proc/<getpid()>/task, which
+	// in a PID namespace is another process's. execve ends the others.
+	runtime.LockOSThread()
+	applied := applyLandlock(p)
+	sockets := applySocketFilter()
+	// No capability survives into the reviewer (a root user's neither).
+	dropCapabilities()
+	report("sandbox %s; %s", applied, sockets)
+	if why := unmet(p, applied); why != "" {
+		report("start %s", why)
+		return 127
+	}
+	if err := closeOnExecFrom(3); err != nil {
+		report("start the launcher could not close its descriptors: %v", err)
+		return 127
+	}
+	err := syscall.Exec(argv[0], argv, os.Environ())
+	report("start %v", &os.PathError{Op: "fork/exec", Path: argv[0], Err: err})
+	return 127
+}
+
+// closeOnExecFrom marks every descriptor from first up close-on-exec.
+func closeOnExecFrom(first int) error {
+	if unix.CloseRange(uint(first), ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return nil
+	}
+	// Before Linux 5.11: one by one.
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= first {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
 
 // unmet is why a reviewer whose policy has Require must not start once the
@@ -245,6 +297,10 @@ func applyLandlock(p Policy) string {
 	same := func(r landlock.FSRule) landlock.FSRule { return r }
 	add(p.Read, landlock.RODirs, landlock.ROFiles, same)
 	add(p.Write, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithRefer() })
+	if len(p.List) > 0 {
+		// Listing only: what is in them is granted by the rules above.
+		rules = append(rules, landlock.PathAccess(llsys.AccessFSReadDir, p.List...).IgnoreIfMissing())
+	}
 	devices = true
 	add(p.Devices, landlock.RWDirs, landlock.RWFiles, func(r landlock.FSRule) landlock.FSRule { return r.WithIoctlDev() })
 	fd, flags, err := rulesetConfig.NewRulesetFD(rules...)

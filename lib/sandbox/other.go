@@ -10,6 +10,9 @@ import (
 // launch is never reached off Linux: Start runs the reviewer directly.
 func launch(string, []string) int { return 127 }
 
+// confine is never reached off Linux either.
+func confine(string, []string) int { return 127 }
+
 // Available: Landlock is Linux's.
 func Available() (int, bool) { return 0, false }
 

@@ -1,6 +1,7 @@
 // Package sandbox confines each reviewer process (docs/sandbox.md): spar-exec
-// re-executes itself through /proc/self/exe as a small launcher that applies a
-// Landlock ruleset to itself and then starts the reviewer, which inherits it.
+// re-executes itself through /proc/self/exe as a small launcher, which starts
+// a second process of itself that applies a Landlock ruleset to itself and
+// then executes the reviewer, which keeps it; the launcher stays outside it.
 // The reviewer reads the workspace, the system folders, its own install folder
 // and its inputs, and writes only a scratch folder (TMPDIR) and its CLI's state
 // folders; the round's records, other rounds, the repository and the rest of
@@ -20,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -35,6 +37,10 @@ const EnvVar = "SPAR_SANDBOX"
 // launcher (Main); it is not a subcommand a user types.
 const LaunchArg = "__spar-sandbox-launch"
 
+// confineArg is the hidden first argument of the launcher's second
+// process, which applies the policy and executes the reviewer.
+const confineArg = "__spar-sandbox-confine"
+
 // Policy is what one reviewer process may touch. Paths are absolute; a path
 // that does not exist is left out (IgnoreIfMissing): a folder is granted with
 // everything beneath it, a file alone.
@@ -42,6 +48,9 @@ type Policy struct {
 	Read    []string `json:"read"`    // read and execute
 	Write   []string `json:"write"`   // read, write, create, remove, rename within
 	Devices []string `json:"devices"` // device files: read, write and ioctl
+	// List are folders whose entries may be listed, nothing more (a root
+	// user's /etc, where only what every user may read is granted).
+	List []string `json:"list,omitempty"`
 	// Scratch is the reviewer's own folder for temporary files: writable,
 	// TMPDIR, TMP and TEMP point there.
 	Scratch string `json:"scratch"`
@@ -171,7 +180,18 @@ func For(r Reviewer) Policy {
 		getenv = os.Getenv
 	}
 	p := Policy{Scratch: r.Scratch, Require: r.Require}
-	p.Read = append(p.Read, systemRead...)
+	for _, d := range systemRead {
+		if d == "/etc" && os.Geteuid() == 0 {
+			// The reviewer of a root user is uid 0, the owner of every
+			// root-only file there (/etc/shadow, private keys): it reads
+			// what every user may read.
+			etcOnce.Do(func() { etcRead, etcList = worldReadable("/etc") })
+			p.Read = append(p.Read, etcRead...)
+			p.List = append(p.List, etcList...)
+			continue
+		}
+		p.Read = append(p.Read, d)
+	}
 	// The targets of /etc's symlinks that point out of it (resolv.conf into
 	// /run on systemd machines), one file each.
 	for _, f := range []string{"/etc/resolv.conf", "/etc/hosts", "/etc/localtime"} {
@@ -234,6 +254,69 @@ func For(r Reviewer) Policy {
 	return p
 }
 
+// etcRead and etcList are worldReadable("/etc"), read once.
+var (
+	etcOnce          sync.Once
+	etcRead, etcList []string
+)
+
+// worldReadable is what of dir every user may read: dir itself when all of
+// it is, else each of its parts that is (a folder whole where all of it is,
+// a file alone), in read; list are the folders it descended into, whose
+// entries may be listed. A symbolic link is never granted itself (the
+// grant would go to what it points to, wherever that is): Landlock checks
+// what is read through it where that lies, so it keeps no folder from
+// being granted whole either.
+func worldReadable(dir string) (read, list []string) {
+	var walk func(path string, fi os.FileInfo) bool
+	// walk says whether all of path is world-readable; when not, it adds
+	// the parts that are to read and path to list.
+	walk = func(path string, fi os.FileInfo) bool {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+		if !fi.IsDir() {
+			return fi.Mode().Perm()&0o004 != 0
+		}
+		if fi.Mode().Perm()&0o005 != 0o005 {
+			return false
+		}
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return false
+		}
+		// A child that is not all readable added its parts itself.
+		var whole []string
+		n := 0 // children all readable, links included
+		for _, e := range ents {
+			child := filepath.Join(path, e.Name())
+			cfi, err := os.Lstat(child)
+			if err == nil && walk(child, cfi) {
+				n++
+				if cfi.Mode()&os.ModeSymlink == 0 {
+					whole = append(whole, child)
+				}
+			}
+		}
+		if n == len(ents) {
+			return true
+		}
+		read = append(read, whole...)
+		list = append(list, path)
+		return false
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, nil
+	}
+	if walk(dir, fi) {
+		return []string{dir}, nil
+	}
+	sort.Strings(read)
+	sort.Strings(list)
+	return read, list
+}
+
 // holdsAny reports whether dir is one of paths or holds one of them.
 func holdsAny(dir string, paths []string) bool {
 	dir = filepath.Clean(dir)
@@ -284,6 +367,9 @@ var hooked bool
 func Main() {
 	if len(os.Args) >= 3 && os.Args[1] == LaunchArg {
 		os.Exit(launch(os.Args[2], os.Args[3:]))
+	}
+	if len(os.Args) >= 3 && os.Args[1] == confineArg {
+		os.Exit(confine(os.Args[2], os.Args[3:]))
 	}
 	hooked = true
 }

@@ -14,7 +14,9 @@ import (
 // it can name (ssh-agent, docker.sock, the session bus). A seccomp filter
 // on the launcher's thread, inherited by the reviewer and everything it
 // starts, refuses socket(2) for AF_UNIX with EACCES, whatever address the
-// socket would then reach; socketpair(2), which names no address, stays.
+// socket would then reach, and socketpair(2) of AF_UNIX datagram sockets,
+// which can send to an address (sendto) or be connected again; stream and
+// seqpacket pairs, which cannot, stay.
 // io_uring_setup(2) is refused too: an io_uring could open and connect a
 // socket without the socket(2) call the filter sees. A program of another
 // syscall ABI than the launcher's (32-bit x86 on x86-64, x32) is killed:
@@ -28,24 +30,38 @@ func socketFilter() []unix.SockFilter {
 		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 		ret  = unix.BPF_RET | unix.BPF_K
-		nr   = 0  // offsetof(struct seccomp_data, nr)
-		arch = 4  // offsetof(struct seccomp_data, arch)
+		nr   = 0 // offsetof(struct seccomp_data, nr)
+		arch = 4 // offsetof(struct seccomp_data, arch)
+		and  = unix.BPF_ALU | unix.BPF_AND | unix.BPF_K
 		arg0 = 16 // the low 32 bits of args[0] (little-endian)
+		arg1 = 24 // of args[1]
+		// typeMask keeps a socket type without SOCK_NONBLOCK and
+		// SOCK_CLOEXEC (the kernel's SOCK_TYPE_MASK).
+		typeMask = 0xf
 	)
-	// Jump offsets count from the next instruction: allow is 8, deny 9,
-	// kill 10.
+	// Jump offsets count from the next instruction: allow is 15, deny 16,
+	// kill 17.
 	return []unix.SockFilter{
 		/* 0 */ {Code: ld, K: arch},
-		/* 1 */ {Code: jeq, K: auditArch, Jt: 0, Jf: 8},
+		/* 1 */ {Code: jeq, K: auditArch, Jt: 0, Jf: 15},
 		/* 2 */ {Code: ld, K: nr},
-		/* 3 */ {Code: jge, K: 0x40000000, Jt: 6, Jf: 0}, // x32
-		/* 4 */ {Code: jeq, K: unix.SYS_IO_URING_SETUP, Jt: 4, Jf: 0},
-		/* 5 */ {Code: jeq, K: unix.SYS_SOCKET, Jt: 0, Jf: 2},
-		/* 6 */ {Code: ld, K: arg0},
-		/* 7 */ {Code: jeq, K: unix.AF_UNIX, Jt: 1, Jf: 0},
-		/* 8 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		/* 9 */ {Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
-		/* 10 */ {Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS},
+		/* 3 */ {Code: jge, K: 0x40000000, Jt: 13, Jf: 0}, // x32
+		/* 4 */ {Code: jeq, K: unix.SYS_IO_URING_SETUP, Jt: 11, Jf: 0},
+		/* 5 */ {Code: jeq, K: unix.SYS_SOCKET, Jt: 2, Jf: 0},
+		/* 6 */ {Code: jeq, K: unix.SYS_SOCKETPAIR, Jt: 3, Jf: 0},
+		/* 7 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
+		// socket(2): no AF_UNIX.
+		/* 8 */ {Code: ld, K: arg0},
+		/* 9 */ {Code: jeq, K: unix.AF_UNIX, Jt: 6, Jf: 5},
+		// socketpair(2): no AF_UNIX of type SOCK_DGRAM (flags aside).
+		/* 10 */ {Code: ld, K: arg0},
+		/* 11 */ {Code: jeq, K: unix.AF_UNIX, Jt: 0, Jf: 3},
+		/* 12 */ {Code: ld, K: arg1},
+		/* 13 */ {Code: and, K: typeMask},
+		/* 14 */ {Code: jeq, K: unix.SOCK_DGRAM, Jt: 1, Jf: 0},
+		/* 15 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
+		/* 16 */ {Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
+		/* 17 */ {Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS},
 	}
 }
 

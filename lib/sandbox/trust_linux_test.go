@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,6 +34,59 @@ const (
 
 func helper(role string) int {
 	switch role {
+	case "launcher":
+		// Attach to and read the memory of every thread of the launcher
+		// (the parent): its threads share one address space, and all but
+		// the one that forked the reviewer were never confined.
+		ppid := os.Getppid()
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", ppid))
+		if err != nil {
+			fmt.Println("tasks:", err)
+		}
+		for _, e := range tasks {
+			var tid int
+			fmt.Sscan(e.Name(), &tid)
+			b := make([]byte, 8)
+			// The launcher is this binary: the address of a global of ours
+			// is the same there.
+			remote := []unix.RemoteIovec{{Base: uintptr(unsafe.Pointer(&probeWord)), Len: 8}}
+			if n, err := unix.ProcessVMReadv(tid, []unix.Iovec{{Base: &b[0], Len: 8}}, remote, 0); err == nil && n > 0 {
+				fmt.Println("READ", tid)
+			}
+			if err := unix.PtraceAttach(tid); err == nil {
+				fmt.Println("ATTACHED", tid)
+				var ws unix.WaitStatus
+				unix.Wait4(tid, &ws, unix.WALL, nil)
+				unix.PtraceDetach(tid)
+			}
+			if _, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/environ", ppid, tid)); err == nil {
+				fmt.Println("ENVIRON", tid)
+			}
+		}
+		fmt.Println("launcher-probed", len(tasks))
+		return 0
+	case "dgram":
+		// socketpair(2) names no address, but a datagram end may send to
+		// one (sendto) or be connected again (connect).
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			fmt.Println("socketpair:", err)
+			return 0
+		}
+		to := &unix.SockaddrUnix{Name: os.Getenv(argVar)}
+		if err := unix.Sendto(fds[0], []byte("sendto"), 0, to); err == nil {
+			fmt.Println("SENT sendto")
+		} else {
+			fmt.Println("sendto:", err)
+		}
+		if err := unix.Connect(fds[1], to); err == nil {
+			if _, err := unix.Write(fds[1], []byte("connect")); err == nil {
+				fmt.Println("SENT connect")
+			}
+		} else {
+			fmt.Println("connect:", err)
+		}
+		return 0
 	case "tiocsti":
 		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
@@ -94,6 +148,9 @@ func helper(role string) int {
 	fmt.Println("unknown role", role)
 	return 2
 }
+
+// probeWord is what the "launcher" helper reads in its launcher's memory.
+var probeWord uint64 = 0x5350415220
 
 // boxSelf runs this test binary as a command reviewer in role, with arg
 // in argVar, and returns its output and the report.
@@ -360,5 +417,236 @@ exit 0`, "sh", base}, func(path string, args []string) *exec.Cmd {
 				t.Errorf("settings.json is now %q", b)
 			}
 		})
+	}
+}
+
+// The launcher's thread: the launcher applied the ruleset, the socket
+// filter and the empty capability sets to the one thread it forked the
+// reviewer from; the reviewer, in the same Landlock domain as that
+// thread, attached to it with ptrace and read its memory
+// (process_vm_readv), which the launcher's other threads, never confined,
+// share: code written there runs outside the sandbox. The launcher now stays outside the reviewer's
+// domain: a second process it starts applies the sandbox and executes the
+// reviewer.
+func TestTrust_LauncherPtrace(t *testing.T) {
+	needLandlock(t)
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, rep := boxSelf(t, "launcher", "")
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") {
+				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
+			}
+			if !strings.Contains(out, "launcher-probed") {
+				t.Fatalf("the helper did not run: %s", out)
+			}
+			for _, leak := range []string{"READ ", "ATTACHED ", "ENVIRON "} {
+				if strings.Contains(out, leak) {
+					t.Errorf("the reviewer reached its launcher:\n%s", out)
+					break
+				}
+			}
+		})
+	}
+}
+
+// The launcher killed: in the fallback (no namespaces) the reviewer
+// SIGKILLed its own launcher, the subreaper that knew its setsid
+// grandchild; the reviewer died by its parent-death signal and the
+// grandchild ran on after the attempt. The launcher is now outside the reviewer's Landlock domain,
+// which (ABI 6) refuses the signal.
+func TestTrust_LauncherKilled(t *testing.T) {
+	needLandlock(t)
+	if abi, _ := Available(); abi < 6 {
+		t.Skip("Landlock ABI", abi, "does not scope signals")
+	}
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			mark := fmt.Sprint(7300000 + os.Getpid()%100000)
+			out, _, rep := box(t, t.TempDir(), `
+setsid sleep $1 </dev/null >/dev/null 2>&1 &
+sleep 0.2
+kill -KILL $PPID 2>&1 || echo refused
+sleep 0.5
+echo reviewer-ended`, nil, mark)
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") {
+				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if pids := byArgs("sleep " + mark); len(pids) > 0 {
+				for _, p := range pids {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+				t.Errorf("the grandchild outlived the attempt (%s):\n%s", rep.Sandbox, out)
+			}
+			if !strings.Contains(out, "reviewer-ended") {
+				t.Errorf("the reviewer did not run to its end:\n%s", out)
+			}
+		})
+	}
+}
+
+// An inherited descriptor: a descriptor spar-exec got from its own parent
+// without close-on-exec (a pipe or file of the user's shell, an agent
+// host, make's jobserver) reached the reviewer, which wrote into it. The
+// reviewer now starts with its standard files only.
+func TestTrust_InheritedDescriptor(t *testing.T) {
+	needLandlock(t)
+	target := filepath.Join(t.TempDir(), "users-file")
+	fd, err := syscall.Open(target, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, _, rep := box(t, t.TempDir(), `eval "echo LEAK >&$1" 2>/dev/null && echo WROTE; exit 0`, nil, fmt.Sprint(fd))
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") {
+				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
+			}
+			b, _ := os.ReadFile(target)
+			if strings.Contains(out, "WROTE") || len(b) > 0 {
+				t.Errorf("the reviewer wrote through an inherited descriptor: %q, %s", b, out)
+			}
+		})
+	}
+}
+
+// A datagram socketpair: the socket filter refused socket(2) for AF_UNIX
+// but let socketpair(2) make datagram sockets, and one of those sent to
+// any pathname datagram socket it could name (sendto, or connect then
+// write): the system log (/dev/log), the journal, a user's own datagram
+// listener. The filter now refuses AF_UNIX socketpairs of type
+// SOCK_DGRAM; stream and seqpacket pairs, which cannot reach an address,
+// stay.
+func TestTrust_DatagramSocketpair(t *testing.T) {
+	needLandlock(t)
+	sock := filepath.Join(t.TempDir(), "log.sock")
+	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan string, 8)
+	go func() {
+		b := make([]byte, 64)
+		for {
+			n, _, err := l.ReadFrom(b)
+			if err != nil {
+				return
+			}
+			got <- string(b[:n])
+		}
+	}()
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, rep := boxSelf(t, "dgram", sock)
+			if !strings.Contains(rep.Sandbox, "; no unix sockets") {
+				t.Fatalf("record %q: %s", rep.Sandbox, out)
+			}
+			if strings.Contains(out, "SENT") {
+				t.Errorf("the reviewer sent to a datagram socket:\n%s", out)
+			}
+		})
+	}
+	select {
+	case m := <-got:
+		t.Errorf("the listener got %q", m)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A root user's /etc: the reviewer of a root user is uid 0 without
+// capabilities, the owner of every root-owned file, so the /etc grant gave
+// it /etc/shadow, private keys in /etc/ssl/private and /etc/ssh, and any
+// other root-only file there. For a root user the reviewer now reads in
+// /etc only what every user may read (it may list every folder's names).
+func TestTrust_RootEtc(t *testing.T) {
+	needLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("not root: /etc's permissions keep its secrets")
+	}
+	var secrets []string
+	for _, f := range []string{"/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssl/private"} {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o004 == 0 {
+			secrets = append(secrets, f)
+		}
+	}
+	if len(secrets) == 0 {
+		t.Skip("no root-only file in /etc here")
+	}
+	for _, mode := range []string{"", "nopidns"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Setenv(EnvVar, mode)
+			out, code, rep := box(t, t.TempDir(), `
+for f in "$@"; do
+	if [ -d "$f" ]; then for g in "$f"/*; do [ -f "$g" ] && cat "$g" >/dev/null 2>&1 && echo "READ $g"; done
+	else cat "$f" >/dev/null 2>&1 && echo "READ $f"; fi
+done
+cat /etc/passwd >/dev/null && echo ok-passwd
+ls /etc >/dev/null && echo ok-list
+[ -z "$(ls /etc/ssl/certs | head -1)" ] || echo ok-certs
+exit 0`, nil, secrets...)
+			if !strings.HasPrefix(rep.Sandbox, "landlock ") || code != 0 {
+				t.Fatalf("%s (%d):\n%s", rep.Sandbox, code, out)
+			}
+			if strings.Contains(out, "READ ") {
+				t.Errorf("the root user's reviewer read /etc's secrets:\n%s", out)
+			}
+			for _, want := range []string{"ok-passwd", "ok-list", "ok-certs"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("missing %s:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// worldReadable grants a folder whole where every user may read all of it,
+// else each part that is, and lists the folders it descends into; it never
+// grants a symbolic link, whose grant would go to what it points to.
+func TestWorldReadable(t *testing.T) {
+	root := t.TempDir()
+	os.Chmod(root, 0o755)
+	mk := func(rel string, mode os.FileMode) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), mode)
+		os.Chmod(p, mode)
+	}
+	mk("passwd", 0o644)
+	mk("shadow", 0o640)
+	mk("ssl/certs/ca.pem", 0o644)
+	mk("ssl/private/key.pem", 0o644) // readable, but in a private folder
+	os.Chmod(filepath.Join(root, "ssl/private"), 0o710)
+	mk("ssh/ssh_config", 0o644)
+	mk("ssh/ssh_host_key", 0o600)
+	os.Symlink("shadow", filepath.Join(root, "shadow-link"))
+	os.Symlink("passwd", filepath.Join(root, "passwd-link"))
+	// A link to a folder elsewhere: granting it would grant that folder.
+	os.Symlink(t.TempDir(), filepath.Join(root, "elsewhere"))
+	// A folder whose links are all there is: granted whole.
+	mk("alternatives/.keep", 0o644)
+	os.Symlink("/nonexistent", filepath.Join(root, "alternatives", "x"))
+	read, list := worldReadable(root)
+	want := []string{"alternatives", "passwd", "ssh/ssh_config", "ssl/certs"}
+	var got []string
+	for _, r := range read {
+		rel, _ := filepath.Rel(root, r)
+		got = append(got, rel)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("read %v, want %v", got, want)
+	}
+	var gotList []string
+	for _, l := range list {
+		rel, _ := filepath.Rel(root, l)
+		gotList = append(gotList, rel)
+	}
+	if strings.Join(gotList, " ") != ". ssh ssl" {
+		t.Errorf("list %v", gotList)
 	}
 }
