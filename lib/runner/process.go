@@ -79,7 +79,8 @@ type procResult struct {
 // sandboxFor is the sandbox of reviewer r's processes (docs/sandbox.md): it
 // reads the workspace and its inputs (prompt, schema, input files), and the
 // executable's install folder unless that folder holds the round, its
-// series or is the home folder.
+// series or the reviewed repository, lies inside one of them, or is the
+// home folder.
 func sandboxFor(r Reviewer, presetName, exe string) sandbox.Reviewer {
 	var inputs []string
 	for _, f := range []string{r.Prompt, r.SchemaPath} {
@@ -94,6 +95,9 @@ func sandboxFor(r Reviewer, presetName, exe string) sandbox.Reviewer {
 		}
 		round := filepath.Dir(r.Dir)
 		protect = append(protect, round, filepath.Dir(round))
+	}
+	if r.Repo != "" {
+		protect = append(protect, r.Repo)
 	}
 	home, _ := os.UserHomeDir()
 	return sandbox.Reviewer{Preset: presetName, Exe: exe, Workspace: r.Workspace, Inputs: inputs, Home: home, Protect: protect, Env: r.Config.Env}

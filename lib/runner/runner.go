@@ -48,6 +48,7 @@ type Reviewer struct {
 	Config     envelope.Reviewer
 	Input      envelope.Input
 	Dir        string // <round>/<reviewer>: stdout, stderr, result.json
+	Repo       string // the reviewed repository: never readable through the executable's install folder (sandboxFor)
 	Workspace  string // the workspace's real path, outside every repository (docs/review-round.md "The workspace"): the reviewer's folder and {workspace}
 	Prompt     string // absolute path of the input file ({prompt})
 	SchemaPath string // <round>/schema.json

@@ -121,3 +121,18 @@ func TestTrust_ScratchRemoved(t *testing.T) {
 		t.Errorf("/ changed: %v %v", fi.Mode(), err)
 	}
 }
+
+// TestTrust_RepositoryProtected: the reviewed repository is one of the
+// folders a reviewer executable's install folder may neither hold nor lie
+// in (lib/sandbox TestTrust_ExecutableInsideTheRepository).
+func TestTrust_RepositoryProtected(t *testing.T) {
+	repo := t.TempDir()
+	sr := sandboxFor(Reviewer{Repo: repo, Dir: filepath.Join(t.TempDir(), "s", "code-1", "codex")}, "command", filepath.Join(repo, "tools", "review.sh"))
+	found := false
+	for _, p := range sr.Protect {
+		found = found || p == repo
+	}
+	if !found {
+		t.Errorf("the repository is not protected: %v", sr.Protect)
+	}
+}

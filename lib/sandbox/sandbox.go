@@ -72,9 +72,13 @@ type Reviewer struct {
 	Inputs    []string // files it is given: prompt, schema, input files
 	Scratch   string   // its TMPDIR (created by the caller)
 	Home      string   // the user's home folder ("" when unknown)
-	// Protect are folders the install folder must not hold (the round
-	// folder, its series): an executable that lives in one of them, or in
-	// the home folder itself, gets only its own file.
+	// Protect are folders the install folder must neither hold nor lie in
+	// (the round folder, its series, the reviewed repository): an
+	// executable that lives in one of them (a CLI in the repository's own
+	// node_modules, whose install folder is the repository), or in the
+	// home folder itself, gets only its own file. The reviewer reads the
+	// repository's committed files through the workspace; its untracked
+	// files (.env) and .git stay out of reach.
 	Protect []string
 	Getenv  func(string) string
 	// Require: the invocation relies on the Landlock ruleset
@@ -217,7 +221,7 @@ func For(r Reviewer) Policy {
 		private = append(private, real)
 	}
 	if r.Exe != "" {
-		if dir := InstallFolder(r.Exe); !holdsAny(dir, append(append([]string{r.Home, "/"}, r.Protect...), private...)) {
+		if dir := InstallFolder(r.Exe); !holdsAny(dir, append(append([]string{r.Home, "/"}, r.Protect...), private...)) && !inAny(dir, r.Protect) {
 			p.Read = append(p.Read, dir)
 		}
 		p.Read = append(p.Read, both(r.Exe)...)
@@ -326,6 +330,16 @@ func holdsAny(dir string, paths []string) bool {
 		}
 		p = filepath.Clean(p)
 		if p == dir || dir == "/" || strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// inAny reports whether dir lies inside one of folders (or is one).
+func inAny(dir string, folders []string) bool {
+	for _, f := range folders {
+		if f != "" && holdsAny(f, []string{dir}) {
 			return true
 		}
 	}

@@ -268,6 +268,34 @@ func TestInstallFolder(t *testing.T) {
 	}
 }
 
+// TestTrust_ExecutableInsideTheRepository: a reviewer executable that lives
+// in the reviewed repository (a CLI in the project's own node_modules, whose
+// install folder is the repository; a script in its tools/) gets only its
+// own file: the repository's untracked files (.env) and .git are out of
+// reach, its committed files are in the workspace.
+func TestTrust_ExecutableInsideTheRepository(t *testing.T) {
+	repo := t.TempDir()
+	bin := filepath.Join(repo, "node_modules", ".bin")
+	os.MkdirAll(bin, 0o755)
+	cli := filepath.Join(bin, "claude")
+	os.WriteFile(cli, []byte("#!/bin/sh\n"), 0o755)
+	tool := filepath.Join(repo, "tools", "review.sh")
+	os.MkdirAll(filepath.Dir(tool), 0o755)
+	os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755)
+	for exe, dir := range map[string]string{cli: repo, tool: filepath.Dir(tool)} {
+		if got := InstallFolder(exe); got != dir {
+			t.Fatalf("InstallFolder(%s) = %s, want %s", exe, got, dir)
+		}
+		p := For(Reviewer{Preset: "command", Exe: exe, Protect: []string{repo}})
+		if contains(p.Read, dir) {
+			t.Errorf("%s: its install folder %s inside the repository is readable: %v", exe, dir, p.Read)
+		}
+		if !contains(p.Read, exe) {
+			t.Errorf("%s: the executable itself is not readable: %v", exe, p.Read)
+		}
+	}
+}
+
 // The CLIs' state folders: made when missing, written.
 func TestStateFolders(t *testing.T) {
 	home := t.TempDir()

@@ -393,6 +393,7 @@ func (rd *roundDir) reviewer(r envelope.Reviewer, ws string) runner.Reviewer {
 		Config:     r,
 		Input:      in,
 		Dir:        filepath.Join(rd.dir, r.Name),
+		Repo:       rd.in.run.Repo,
 		Workspace:  ws,
 		Prompt:     filepath.Join(rd.dir, filepath.FromSlash(prompt)),
 		SchemaPath: filepath.Join(rd.dir, round.SchemaFile),
