@@ -37,16 +37,8 @@ const statusFD = 3
 // write the memory its unconfined threads run, and signal it
 // (docs/sandbox.md, "Routes a hostile reviewer tried").
 func launch(spec string, argv []string) int {
-	status := os.NewFile(statusFD, "status")
-	syscall.CloseOnExec(statusFD)
-	report := func(format string, a ...any) {
-		if status != nil {
-			fmt.Fprintf(status, format+"\n", a...)
-		}
-	}
-	var p Policy
-	if err := json.Unmarshal([]byte(spec), &p); err != nil || len(argv) == 0 {
-		report("start the launcher got no valid policy: %v", err)
+	status, report, p, ok := begin(spec, argv)
+	if !ok {
 		return 127
 	}
 	pid1 := os.Getpid() == 1
@@ -104,6 +96,24 @@ func launch(spec string, argv []string) int {
 	return ws.ExitStatus()
 }
 
+// begin is how the launcher and confine start: the status pipe (fd 3,
+// closed on exec), a report on it, and the policy; ok is false when the
+// policy is no valid one or there is no reviewer to run (said on the pipe).
+func begin(spec string, argv []string) (status *os.File, report func(string, ...any), p Policy, ok bool) {
+	syscall.CloseOnExec(statusFD)
+	status = os.NewFile(statusFD, "status")
+	report = func(format string, a ...any) {
+		if status != nil {
+			fmt.Fprintf(status, format+"\n", a...)
+		}
+	}
+	if err := json.Unmarshal([]byte(spec), &p); err != nil || len(argv) == 0 {
+		report("start the launcher got no valid policy: %v", err)
+		return status, report, p, false
+	}
+	return status, report, p, true
+}
+
 // confine is the launcher's second process, the reviewer-to-be: it applies
 // the policy to its own thread (Landlock, the socket filter, no
 // capabilities), reports what it applied on the status pipe, marks every
@@ -111,16 +121,8 @@ func launch(spec string, argv []string) int {
 // spar-exec's parent never reaches the reviewer) and executes the
 // reviewer, which keeps all of it. It returns only when it could not.
 func confine(spec string, argv []string) int {
-	syscall.CloseOnExec(statusFD)
-	status := os.NewFile(statusFD, "status")
-	report := func(format string, a ...any) {
-		if status != nil {
-			fmt.Fprintf(status, format+"\n", a...)
-		}
-	}
-	var p Policy
-	if err := json.Unmarshal([]byte(spec), &p); err != nil || len(argv) == 0 {
-		report("start the launcher got no valid policy: %v", err)
+	_, report, p, ok := begin(spec, argv)
+	if !ok {
 		return 127
 	}
 	// The ruleset goes on this thread only, and the reviewer is executed
