@@ -58,12 +58,16 @@ type seriesData struct {
 	byName  map[string]*roundData
 	index   map[*roundData]int
 	listed  []*listedRound
-	latest  *roundData   // latest counted round (else the latest published one)
-	input   []*roundData // latest and its reruns: the series' latest input
-	repo    string
-	head    string // the gate's head for this series ("" when it does not resolve)
-	headErr error  // why the repository's HEAD does not resolve
-	expect  *string
+	latest  *roundData // latest counted round (else the latest published one)
+	// required is the series' required reviewers (trust.go required),
+	// worked out once.
+	required     []envelope.RequiredReviewer
+	requiredDone bool
+	input        []*roundData // latest and its reruns: the series' latest input
+	repo         string
+	head         string // the gate's head for this series ("" when it does not resolve)
+	headErr      error  // why the repository's HEAD does not resolve
+	expect       *string
 	// nextRun: the reasons that a new run of the series clears all name one
 	// command (nextRunCommand), with every reviewer they add.
 	nextRunUsed bool
@@ -140,9 +144,6 @@ type gate struct {
 	states map[*roundData]map[string]sarif.State
 	// configs is the gate's own configuration per repository (trust.go).
 	configs map[string]configResult
-	// configUnread: the series whose unreadable configuration is already a
-	// reason (trust.go required).
-	configUnread map[*seriesData]bool
 	// reasons are rec.Reasons split for the readable forms (report.go).
 	reasons []Reason
 	// open is why each open finding of a listed, published round is open

@@ -31,19 +31,19 @@ import (
 // user configuration and the project's .jaekit/spar.toml) that the round
 // does not already name. A configuration the gate cannot read blocks: the
 // gate would not know what it requires.
+// Two checks ask for it (the required reviewers' reviews, coverage): it is
+// worked out, and an unreadable configuration said, once per series.
 func (g *gate) required(s *seriesData) []envelope.RequiredReviewer {
+	if !s.requiredDone {
+		s.required, s.requiredDone = g.requiredOf(s), true
+	}
+	return s.required
+}
+
+func (g *gate) requiredOf(s *seriesData) []envelope.RequiredReviewer {
 	out := append([]envelope.RequiredReviewer{}, s.latest.rec.Config.ConfiguredRequired...)
 	cfg, err := g.config(s.repo)
 	if err != nil {
-		// Asked for twice (the required reviewers' reviews, coverage):
-		// said once per series.
-		if g.configUnread[s] {
-			return out
-		}
-		if g.configUnread == nil {
-			g.configUnread = map[*seriesData]bool{}
-		}
-		g.configUnread[s] = true
 		g.reason("%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it, then see what the gate reads: spar config --repo %s",
 			s.display, s.repo, oneLine(err.Error()), shellQuote(s.repo))
 		return out
