@@ -560,7 +560,7 @@ func readTree(r *bufio.Reader, commit string) ([]entry, error) {
 			return ents, nil
 		}
 		if err == bufio.ErrBufferFull {
-			return nil, fmt.Errorf("%s: a path of more than %d bytes is not a path inside a series folder", commit, maxPath)
+			return nil, fmt.Errorf("%s: %w", commit, errLongPath)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("git ls-tree: %v", err)
@@ -591,6 +591,8 @@ func readTree(r *bufio.Reader, commit string) ([]entry, error) {
 	}
 }
 
+var errLongPath = fmt.Errorf("a path of more than %d bytes is not a path inside a series folder", maxPath)
+
 var errTooMany = fmt.Errorf("more than %d entries (files and folders), more than a series folder holds", MaxEntries)
 
 // folderCheck holds a series folder's paths, one at a time, to what a
@@ -616,7 +618,7 @@ func (c *folderCheck) add(path string, dir bool, size int64) error {
 		return errTooMany
 	}
 	if len(path) > maxPath {
-		return fmt.Errorf("a path of more than %d bytes is not a path inside a series folder", maxPath)
+		return errLongPath
 	}
 	if !plainPath(path) {
 		return fmt.Errorf("%q is not a path inside a series folder", path)
