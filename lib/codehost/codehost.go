@@ -25,7 +25,7 @@ import (
 type open struct {
 	round   sarif.Round
 	f       envelope.Finding
-	blocks  bool   // a defect or requirement-question (by its committed class)
+	blocks  bool   // the gate blocks on it (sarif.State.Blocks)
 	class   string // the class it is judged as
 	root    string // <round>/<id> of the first finding of its chain of repeats and duplicates (sarif.Roots)
 	display string // <round>/<id>
@@ -48,7 +48,7 @@ func opens(rounds []sarif.Round) []open {
 			key := r.Record.Name + "/" + f.ID
 			out = append(out, open{
 				round: r, f: f, class: class, display: key,
-				blocks: class == envelope.ClassDefect || class == envelope.ClassRequirementQuestion,
+				blocks: st.Blocks, // the gate's decision (lib/gate)
 				root:   roots[key],
 			})
 		}

@@ -25,12 +25,12 @@ func rounds() []sarif.Round {
 			{ID: "codex-F4", Class: "note", CommittedClass: "defect", Angle: "premises", Claim: "only through a glob", Location: "nowhere:9", LocationUnreadable: true},
 		},
 		States: map[string]sarif.State{
-			"codex-F1": {}, "codex-F2": {Disposition: "fixed", Closed: true, Detail: "abc"},
-			"codex-F3": {}, "codex-F4": {},
+			"codex-F1": {Blocks: true}, "codex-F2": {Disposition: "fixed", Closed: true, Detail: "abc"},
+			"codex-F3": {}, "codex-F4": {Blocks: true},
 		}}
 	r2 := sarif.Round{Series: "s", Record: &round.Record{Name: "code-2"},
 		Findings: []envelope.Finding{{ID: "claude-F1", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "again", Path: "app/a.go", LineStart: line(4)}},
-		States:   map[string]sarif.State{"claude-F1": {Disposition: "duplicate", Detail: "code-1/codex-F1"}}}
+		States:   map[string]sarif.State{"claude-F1": {Disposition: "duplicate", Detail: "code-1/codex-F1", Blocks: true}}}
 	return []sarif.Round{r1, r2}
 }
 
@@ -146,7 +146,7 @@ func TestFormats_PlacedAtTheGatedHead(t *testing.T) {
 			{ID: "codex-F1", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "moved", Path: "app/a.go", LineStart: line(3), LineEnd: line(5)},
 			{ID: "codex-F2", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "gone", Path: "app/c.go", LineStart: line(9)},
 		},
-		States: map[string]sarif.State{"codex-F1": {}, "codex-F2": {}}}
+		States: map[string]sarif.State{"codex-F1": {Blocks: true}, "codex-F2": {Blocks: true}}}
 	lines := strings.Split(strings.TrimSpace(string(RDJSONL([]sarif.Round{r}))), "\n")
 	var moved, gone Diagnostic
 	json.Unmarshal([]byte(lines[0]), &moved)
@@ -174,7 +174,7 @@ func hostile() []sarif.Round {
 			FailureScenario: "clip \x1b]52;c;ZXZpbA==\x07 nul \x00",
 			Evidence:        "bell \x07", SmallestFix: "\x1b[2Jcleared",
 			Path: "app/a.go", LineStart: line(3)}},
-		States: map[string]sarif.State{"codex-F1": {}}}}
+		States: map[string]sarif.State{"codex-F1": {Blocks: true}}}}
 }
 
 // TestTrust_ReviewerTextReachesTheTerminal: reviewdog's local reporter
@@ -216,7 +216,7 @@ func TestRDJSONL_LongTextUnderReviewdogsLineLimit(t *testing.T) {
 			{ID: "codex-F2", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: long("é"), Location: long("\x00"), LocationUnreadable: true},
 			{ID: "codex-F3", Class: "defect", CommittedClass: "defect", Angle: "design", Claim: "short", Path: "app/b.go"},
 		},
-		States: map[string]sarif.State{"codex-F1": {}, "codex-F2": {}, "codex-F3": {}}}}
+		States: map[string]sarif.State{"codex-F1": {Blocks: true}, "codex-F2": {Blocks: true}, "codex-F3": {Blocks: true}}}}
 	lines := strings.Split(strings.TrimSuffix(string(RDJSONL(rs)), "\n"), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("%d lines, want 3", len(lines))

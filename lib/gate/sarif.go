@@ -39,7 +39,7 @@ func Findings(o Options) (*Report, []sarif.Round, error) {
 			Dir:      r.abs,
 			Record:   rec,
 			Findings: f.Findings,
-			States:   g.states[r],
+			States:   g.sarifStates(r),
 		}
 		// A round of an earlier head: its lines as they read at the head
 		// the gate checked (docs/pipeline.md "SARIF export").
@@ -63,6 +63,20 @@ func Findings(o Options) (*Report, []sarif.Round, error) {
 		rounds = append(rounds, sr)
 	}
 	return g.report(), rounds, nil
+}
+
+// sarifStates is the state the gate gave each finding of r, with Blocks
+// set for the open ones it blocks on (judge): the one rule every code-host
+// rendering shows as its error.
+func (g *gate) sarifStates(r *roundData) map[string]sarif.State {
+	m := g.states[r]
+	for id, o := range g.open[r] {
+		if st, ok := m[id]; ok && o.blocks && !st.Closed {
+			st.Blocks = true
+			m[id] = st
+		}
+	}
+	return m
 }
 
 // Export decides like Explain and also returns the SARIF log of the listed,

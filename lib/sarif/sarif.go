@@ -26,6 +26,7 @@ const (
 type State struct {
 	Disposition string // last ledger disposition, "" when none
 	Closed      bool   // closes the finding for the gate (duplicate chains followed)
+	Blocks      bool   // open, and the gate blocks on it (lib/gate owns the rule)
 	Detail      string // commit, evidence, target, user's words: the justification's detail
 }
 
@@ -145,10 +146,14 @@ type Suppression struct {
 // same for a finding and its repeats, so viewers track it as one.
 const FingerprintKey = "sparFinding/v1"
 
-// classLevel is a finding's SARIF level by its class.
+// classLevel is a finding's SARIF level by its class: error for the two
+// classes whose open findings block the gate, as rdjsonl's ERROR and Code
+// Quality's blocker and major; a result the gate blocks on is an error
+// whatever its class (a hardening finding that blocks as its committed
+// class, docs/review-gate.md 9c).
 var classLevel = map[string]string{
 	envelope.ClassDefect:              "error",
-	envelope.ClassRequirementQuestion: "warning",
+	envelope.ClassRequirementQuestion: "error",
 	envelope.ClassHardening:           "note",
 	envelope.ClassNote:                "note",
 }
@@ -283,10 +288,14 @@ func result(r Round, f envelope.Finding, ruleID string, idx int, root string) Re
 	if f.SmallestFix != "" {
 		props["smallest_fix"] = f.SmallestFix
 	}
+	lvl := level(f.Class)
+	if st.Blocks {
+		lvl = "error"
+	}
 	res := Result{
 		RuleID:              ruleID,
 		RuleIndex:           idx,
-		Level:               level(f.Class),
+		Level:               lvl,
 		Message:             Message{Text: f.Claim},
 		PartialFingerprints: map[string]string{FingerprintKey: root},
 		Properties:          props,

@@ -110,7 +110,7 @@ func TestSARIF_Mapping(t *testing.T) {
 	}
 	// A path without lines starts at line 1.
 	lint := log.Runs[1]
-	if lint.Results[0].Level != "warning" || *lint.Results[0].Locations[0].PhysicalLocation.Region != (Region{StartLine: 1}) {
+	if lint.Results[0].Level != "error" || *lint.Results[0].Locations[0].PhysicalLocation.Region != (Region{StartLine: 1}) {
 		t.Errorf("question = %+v", lint.Results[0])
 	}
 	if s := lint.Results[1].Suppressions; len(s) != 1 || s[0].Justification != "fixed: abc123" {
