@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jaekit/spar/lib/gitx"
@@ -770,24 +771,57 @@ var ErrNoRef = errors.New("no review was published")
 // points git at other objects.
 var transportEnv = []string{"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_HTTP_USER_AGENT"}
 
+// DefaultTimeout bounds each git push, fetch and ls-remote of a series
+// ref when the caller gives no time limit (spar push and spar fetch
+// --timeout).
+const DefaultTimeout = 10 * time.Minute
+
+// ErrTimeout is a git push, fetch or ls-remote stopped at its time limit.
+var ErrTimeout = errors.New("stopped at its time limit")
+
 // remoteGit runs git push, fetch or ls-remote with args; each call puts
 // --end-of-options before the remote's name, which is never read as an
-// option (a remote configured as --upload-pack=<command>).
-func remoteGit(repo string, args ...string) ([]byte, error) {
+// option (a remote configured as --upload-pack=<command>). A remote that
+// never answers, or answers without end, must not hold spar (or a CI job)
+// forever: git is killed at timeout (DefaultTimeout when 0), and what it
+// started (ssh, a remote helper) holds spar no longer than
+// pipeGrace after that: their ends of the pipes are closed. git keeps the
+// terminal's process group, so that ssh can still ask for a passphrase.
+func remoteGit(repo string, timeout time.Duration, args ...string) ([]byte, error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	cmd := gitx.Command(repo, args...)
 	for _, k := range transportEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), err))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = pipeGrace
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("git %s: %v", args[0], err)
 	}
-	return out, nil
+	var expired atomic.Bool
+	timer := time.AfterFunc(timeout, func() {
+		expired.Store(true)
+		cmd.Process.Kill()
+	})
+	err := cmd.Wait()
+	timer.Stop()
+	if expired.Load() {
+		return nil, fmt.Errorf("git %s: no end after %gs, %w", args[0], timeout.Seconds(), ErrTimeout)
+	}
+	if err != nil {
+		return stdout.Bytes(), fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), err))
+	}
+	return stdout.Bytes(), nil
 }
+
+// pipeGrace is how long remoteGit waits, once git has ended, for what git
+// started to close the pipes it inherited.
+const pipeGrace = 2 * time.Second
 
 func firstLine(s string, err error) string {
 	for _, l := range strings.Split(s, "\n") {
@@ -843,12 +877,12 @@ func Remote(repo, given string) (string, error) {
 
 // RemoteHead is the commit the remote's ref of name points at ("" with
 // ErrNoRef when it has none).
-func RemoteHead(repo, remote string, n Name) (string, error) {
+func RemoteHead(repo, remote string, n Name, timeout time.Duration) (string, error) {
 	if err := checked(n); err != nil {
 		return "", err
 	}
 	name := n.s
-	out, err := remoteGit(repo, "ls-remote", "--refs", "--end-of-options", remote, Ref(name))
+	out, err := remoteGit(repo, timeout, "ls-remote", "--refs", "--end-of-options", remote, Ref(name))
 	if err != nil {
 		return "", err
 	}
@@ -877,8 +911,8 @@ func (e *MovedError) Error() string {
 // remote's ref must be absent or an ancestor of (or equal to) the local
 // one, else it is a *MovedError. PushCommit asks it when the remote
 // rejected a push, to say why.
-func CheckRemote(repo, remote string, n Name) error {
-	theirs, err := RemoteHead(repo, remote, n)
+func CheckRemote(repo, remote string, n Name, timeout time.Duration) error {
+	theirs, err := RemoteHead(repo, remote, n, timeout)
 	if errors.Is(err, ErrNoRef) {
 		return nil
 	}
@@ -907,7 +941,7 @@ func CheckRemote(repo, remote string, n Name) error {
 // only a push that fails asks it again (CheckRemote), to say whose publish
 // is there (*MovedError, against the local ref, which the caller moves only
 // after the push went through).
-func PushCommit(repo, remote string, n Name, commit string) error {
+func PushCommit(repo, remote string, n Name, commit string, timeout time.Duration) error {
 	if err := checked(n); err != nil {
 		return err
 	}
@@ -915,9 +949,12 @@ func PushCommit(repo, remote string, n Name, commit string) error {
 		return fmt.Errorf("push: %q is not a commit id", commit)
 	}
 	ref := Ref(n.s)
-	if _, err := remoteGit(repo, "push", "--quiet", "--no-verify", "--end-of-options", remote, commit+":"+ref); err != nil {
+	if _, err := remoteGit(repo, timeout, "push", "--quiet", "--no-verify", "--end-of-options", remote, commit+":"+ref); err != nil {
 		var moved *MovedError
-		if cerr := CheckRemote(repo, remote, n); errors.As(cerr, &moved) {
+		if errors.Is(err, ErrTimeout) {
+			return err
+		}
+		if cerr := CheckRemote(repo, remote, n, timeout); errors.As(cerr, &moved) {
 			return cerr
 		}
 		return err
@@ -931,7 +968,7 @@ func PushCommit(repo, remote string, n Name, commit string) error {
 // its ref is no commit (this clone's ref then stays where it was). A local
 // ref that is not an ancestor of the remote's (an unpushed publish) stays:
 // the commit is fetched all the same, under refs/spar/fetched/<name>.
-func Fetch(repo, remote string, n Name) (string, error) {
+func Fetch(repo, remote string, n Name, timeout time.Duration) (string, error) {
 	if err := checked(n); err != nil {
 		return "", err
 	}
@@ -939,7 +976,7 @@ func Fetch(repo, remote string, n Name) (string, error) {
 	fetched := "refs/spar/fetched/" + name
 	// One fetch, no ls-remote before it: a remote without the ref fails
 	// it with "couldn't find remote ref".
-	if _, err := remoteGit(repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote, "+"+Ref(name)+":"+fetched); err != nil {
+	if _, err := remoteGit(repo, timeout, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote, "+"+Ref(name)+":"+fetched); err != nil {
 		if strings.Contains(err.Error(), "find remote ref") {
 			return "", ErrNoRef
 		}

@@ -128,11 +128,11 @@ func TestPushCommit_RemoteMovedMeanwhile(t *testing.T) {
 	}
 	// Someone else publishes the series there first.
 	other := prepare(theirs, `{"theirs":true}`)
-	if err := PushCommit(theirs, "origin", checkName(t, theirs, "s"), other.Commit); err != nil {
+	if err := PushCommit(theirs, "origin", checkName(t, theirs, "s"), other.Commit, 0); err != nil {
 		t.Fatal(err)
 	}
 	next := prepare(ours, `{"next":true}`)
-	err := PushCommit(ours, "origin", checkName(t, ours, "s"), next.Commit)
+	err := PushCommit(ours, "origin", checkName(t, ours, "s"), next.Commit, 0)
 	var moved *MovedError
 	if !errors.As(err, &moved) || moved.Theirs != other.Commit || moved.Ours != first.Commit {
 		t.Fatalf("push over a moved ref: %v", err)
@@ -209,7 +209,7 @@ func TestName_UncheckedIsRefused(t *testing.T) {
 	if err := Advance(repo, Name{}, Published{}); err == nil {
 		t.Error("Advance took an unchecked name")
 	}
-	if _, err := Fetch(repo, "origin", Name{}); err == nil {
+	if _, err := Fetch(repo, "origin", Name{}, 0); err == nil {
 		t.Error("Fetch took an unchecked name")
 	}
 	for _, bad := range []string{"", "a/b", "a..b", "a:b", "a b", ".a", "a.lock", "a~1", "a^", "a*"} {

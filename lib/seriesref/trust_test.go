@@ -6,8 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jaekit/spar/lib/round"
 )
@@ -159,7 +162,7 @@ func TestTrust_FetchedRefIsACommit(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			git(t, remote, "", "update-ref", Ref(name), id)
 			n := checkName(t, clone, name)
-			_, err := Fetch(clone, "origin", n)
+			_, err := Fetch(clone, "origin", n, 0)
 			if !errors.Is(err, ErrNoPublish) {
 				t.Errorf("Fetch of a %s: %v, want ErrNoPublish", name, err)
 			}
@@ -192,11 +195,11 @@ func TestTrust_RemoteNameIsNoOption(t *testing.T) {
 	if got, err := Remote(clone, name); err != nil || got != name {
 		t.Fatalf("Remote: %q, %v", got, err)
 	}
-	Fetch(clone, name, n)
-	RemoteHead(clone, name, n)
+	Fetch(clone, name, n, 0)
+	RemoteHead(clone, name, n, 0)
 	blob := git(t, clone, "x\n", "hash-object", "-w", "--stdin")
 	commit := commitOf(t, clone, rawTree(t, clone, [3]string{"100644", "round.json", blob}))
-	PushCommit(clone, pushName, n, commit)
+	PushCommit(clone, pushName, n, commit, 0)
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("a remote's name ran a command")
 	}
@@ -284,4 +287,51 @@ func TestTrust_FetchRemovesOnlyItsOwnFolder(t *testing.T) {
 			t.Error("the folder WriteFolder made is left behind")
 		}
 	})
+}
+
+// A remote that never answers holds spar no longer than its time limit:
+// git fetch, ls-remote and push are stopped (ErrTimeout), with what they
+// started (here the ssh command, which never ends by itself) still
+// running, and nothing moves: no ref of the series, fetched or not.
+func TestTrust_HangingRemote(t *testing.T) {
+	root := t.TempDir()
+	pids := filepath.Join(root, "pids")
+	ssh := filepath.Join(root, "ssh")
+	// The "ssh" git starts: it writes its pid and never answers.
+	if err := os.WriteFile(ssh, []byte("#!/bin/sh\necho $$ >> '"+pids+"'\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pids)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	t.Setenv("GIT_SSH_COMMAND", ssh)
+	clone := filepath.Join(root, "clone")
+	git(t, root, "", "init", "-q", clone)
+	git(t, clone, "", "remote", "add", "origin", "ssh://hang.invalid/x.git")
+	n := checkName(t, clone, "s")
+	blob := git(t, clone, "x\n", "hash-object", "-w", "--stdin")
+	commit := commitOf(t, clone, rawTree(t, clone, [3]string{"100644", "round.json", blob}))
+	for name, call := range map[string]func() error{
+		"fetch":     func() error { _, err := Fetch(clone, "origin", n, time.Second); return err },
+		"ls-remote": func() error { _, err := RemoteHead(clone, "origin", n, time.Second); return err },
+		"push":      func() error { return PushCommit(clone, "origin", n, commit, time.Second) },
+	} {
+		t0 := time.Now()
+		err := call()
+		t.Logf("%s: %v after %s", name, err, time.Since(t0).Round(time.Millisecond))
+		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no end after 1s") {
+			t.Errorf("%s from a remote that never answers: %v, want ErrTimeout", name, err)
+		}
+	}
+	if refs := git(t, clone, "", "for-each-ref", "refs/spar/"); refs != "" {
+		t.Errorf("refs after the stopped transfers: %q", refs)
+	}
+	if b, _ := os.ReadFile(pids); len(strings.Fields(string(b))) != 3 {
+		t.Errorf("the fake ssh ran %d times, want 3 (one per call): %q", len(strings.Fields(string(b))), b)
+	}
 }

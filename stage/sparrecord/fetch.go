@@ -13,7 +13,7 @@ import (
 	"github.com/jaekit/spar/lib/seriesref"
 )
 
-const fetchUsage = `usage: spar fetch NAME --out DIR [--remote NAME] [--repo DIR]
+const fetchUsage = `usage: spar fetch NAME --out DIR [--remote NAME] [--repo DIR] [--timeout SECONDS]
 
 Fetches refs/spar/series/NAME, a series published with spar push, and
 writes its files as the series folder DIR, to gate (spar gate DIR) or to
@@ -24,6 +24,9 @@ series is an error, never an empty folder: "no review was published".
   --remote NAME  the remote to fetch from (default: the current branch's
                  upstream remote, else origin)
   --repo DIR     the repository (default: the one of the current folder)
+  --timeout SECONDS
+                 the most the git fetch from the remote may take (default
+                 600): git is stopped past it and nothing is written
 Exit codes: 0 written, 64 usage error, 65 refused or nothing published,
 74 I/O or git error.
 
@@ -31,9 +34,9 @@ Example:
   spar fetch login --out reviews/login
 `
 
-// runFetch is `spar-record fetch NAME --out DIR [--remote NAME] [--repo DIR]`.
+// runFetch is `spar-record fetch NAME --out DIR [--remote NAME] [--repo DIR] [--timeout SECONDS]`.
 func runFetch(args []string, stdout, stderr io.Writer) error {
-	p, err := parseArgs("fetch", args, []string{"out", "remote", "repo"})
+	p, err := parseArgs("fetch", args, []string{"out", "remote", "repo", "timeout"})
 	if p.help {
 		fmt.Fprint(stdout, fetchUsage)
 		return nil
@@ -46,6 +49,10 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	}
 	if !p.given["out"] {
 		return usageError("fetch: --out is required", fetchUsage)
+	}
+	timeout, err := timeoutFlag("fetch", p)
+	if err != nil {
+		return usageError(err.Error(), fetchUsage)
 	}
 	name, out := p.pos[0], p.vals["out"]
 	where := "."
@@ -75,7 +82,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 			err = seriesref.ErrNoRef
 		}
 	} else {
-		commit, err = seriesref.Fetch(repo, remote, sn)
+		commit, err = seriesref.Fetch(repo, remote, sn, timeout)
 	}
 	if errors.Is(err, seriesref.ErrNoRef) {
 		from := "the repository"
@@ -88,7 +95,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 		return exitcode.New(exitcode.Config, "fetch: "+err.Error())
 	}
 	if err != nil {
-		return exitcode.New(exitcode.IO, "fetch: "+err.Error())
+		return exitcode.New(exitcode.IO, "fetch: "+err.Error()+slowRemote(err))
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return exitcode.New(exitcode.IO, "fetch: "+err.Error())

@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/seriesref"
 	"github.com/jaekit/spar/stage/cli"
 )
 
@@ -95,6 +98,30 @@ type parsed struct {
 // `--name VALUE` and `--name=VALUE` for the names in flags, each at most
 // once, anywhere among the positional arguments (stage/cli). The word after
 // a flag is always its value, even when it starts with -.
+// timeoutFlag is --timeout SECONDS of push and fetch: a whole number of
+// seconds above 0 and at most a day, seriesref.DefaultTimeout when not
+// given.
+func timeoutFlag(cmd string, p parsed) (time.Duration, error) {
+	if !p.given["timeout"] {
+		return seriesref.DefaultTimeout, nil
+	}
+	v := p.vals["timeout"]
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > 86400 {
+		return 0, fmt.Errorf("%s: --timeout: want a whole number of seconds from 1 to 86400, got %q", cmd, v)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// slowRemote is what a git transfer stopped at its time limit adds to the
+// error: how to give it more.
+func slowRemote(err error) string {
+	if errors.Is(err, seriesref.ErrTimeout) {
+		return "; nothing was changed (a slow remote: give it more with --timeout SECONDS)"
+	}
+	return ""
+}
+
 func parseArgs(cmd string, args []string, flags []string) (parsed, error) {
 	g := cli.Grammar{}
 	for _, f := range flags {

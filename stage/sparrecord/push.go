@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/exitcode"
@@ -16,7 +17,7 @@ import (
 	"github.com/jaekit/spar/lib/seriesref"
 )
 
-const pushUsage = `usage: spar push SERIES... [--remote NAME]
+const pushUsage = `usage: spar push SERIES... [--remote NAME] [--timeout SECONDS]
 
 Publishes each series folder as a commit on refs/spar/series/<folder name>
 of the reviewed repository (outside every branch: the records stay out of
@@ -29,6 +30,9 @@ refused with the command that shows theirs; spar never force-pushes.
   --remote NAME  the remote to push to (default: the current branch's
                  upstream remote, else origin; with no remote the series is
                  published locally and spar says so)
+  --timeout SECONDS
+                 the most each git push to the remote may take (default
+                 600): git is stopped past it and nothing is published
 Exit codes: 0 published, 64 usage error, 65 refused (nothing pushed),
 74 I/O or git error.
 
@@ -36,9 +40,9 @@ Example:
   spar push reviews/login
 `
 
-// runPush is `spar-record push SERIES... [--remote NAME]`.
+// runPush is `spar-record push SERIES... [--remote NAME] [--timeout SECONDS]`.
 func runPush(args []string, stdout, stderr io.Writer) error {
-	p, err := parseArgs("push", args, []string{"remote"})
+	p, err := parseArgs("push", args, []string{"remote", "timeout"})
 	if p.help {
 		fmt.Fprint(stdout, pushUsage)
 		return nil
@@ -49,15 +53,19 @@ func runPush(args []string, stdout, stderr io.Writer) error {
 	if len(p.pos) == 0 {
 		return usageError("push: one or more series folders are needed", pushUsage)
 	}
+	timeout, err := timeoutFlag("push", p)
+	if err != nil {
+		return usageError(err.Error(), pushUsage)
+	}
 	for _, dir := range p.pos {
-		if err := pushOne(dir, p.vals["remote"], stdout, stderr); err != nil {
+		if err := pushOne(dir, p.vals["remote"], timeout, stdout, stderr); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
+func pushOne(dir, remoteGiven string, timeout time.Duration, stdout, stderr io.Writer) error {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %q is no series folder (no such folder)", dir))
@@ -84,7 +92,7 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 		if errors.As(err, &m) {
 			return exitcode.New(exitcode.Config, fmt.Sprintf("push: %v; nothing was published or pushed (spar never force-pushes). See what was published there: spar fetch %s --out DIR --remote %s", err, escape.Shell(name), escape.Shell(remote)))
 		}
-		return exitcode.New(exitcode.IO, "push: "+err.Error())
+		return exitcode.New(exitcode.IO, "push: "+err.Error()+slowRemote(err))
 	}
 	// The series lock: no round is published while a write of the series
 	// is under way, and an interrupted recording is finished first.
@@ -109,7 +117,7 @@ func pushOne(dir, remoteGiven string, stdout, stderr io.Writer) error {
 	// The remote takes the commit first; the local ref moves after it, so
 	// that a refused push leaves it as it was.
 	if remote != "" {
-		if err := seriesref.PushCommit(repo, remote, sn, pub.Commit); err != nil {
+		if err := seriesref.PushCommit(repo, remote, sn, pub.Commit, timeout); err != nil {
 			return moved(err)
 		}
 	}
