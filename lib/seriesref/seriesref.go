@@ -649,6 +649,27 @@ func (c *folderCheck) add(path string, dir bool, size int64) error {
 	return nil
 }
 
+// writeNew writes data as the new file path: never through a file or a
+// link already there (O_EXCL). Two names of a ref that one file system
+// takes for one file, which folderCheck cannot know of (é composed and
+// decomposed, on macOS), fail the fetch instead of one file's content
+// replacing the other's; so does a link planted in the new folder while it
+// is written.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s: already written: two paths of the ref are one file on this file system, or something else writes into the folder", path)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // writeWorkers write a fetched folder's files at once: most of the time of
 // writing a series is the kernel making files, which a few writers overlap
 // (700 files: about a third of the time of one writer). writeBudget bounds
@@ -685,7 +706,7 @@ func newWriters(n int, budget int64) *writers {
 		go func() {
 			defer w.wg.Done()
 			for j := range w.jobs {
-				err := os.WriteFile(j.path, j.data, 0o644)
+				err := writeNew(j.path, j.data)
 				w.mu.Lock()
 				if err != nil && w.err == nil {
 					w.err = err

@@ -289,6 +289,42 @@ func TestTrust_FetchRemovesOnlyItsOwnFolder(t *testing.T) {
 	})
 }
 
+// A fetch writes each file new: never through a link or over a file that
+// is already in the folder. A link planted at a path of the ref (someone
+// writing into the new folder) fails the fetch and its target keeps its
+// content; two entries that one file system takes for one file (é
+// composed and decomposed on macOS, which folderCheck cannot tell apart on
+// Linux: here the same path twice) fail it too, instead of the second
+// file's content replacing the first's.
+func TestTrust_FetchWritesEachFileNew(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "", "init", "-q")
+	a := git(t, repo, "first\n", "hash-object", "-w", "--stdin")
+	b := git(t, repo, "second\n", "hash-object", "-w", "--stdin")
+	t.Run("a planted link", func(t *testing.T) {
+		target := filepath.Join(t.TempDir(), "bashrc")
+		os.WriteFile(target, []byte("mine\n"), 0o644)
+		out := filepath.Join(t.TempDir(), "s")
+		os.Mkdir(out, 0o755)
+		os.Symlink(target, filepath.Join(out, "round.json"))
+		_, err := writeEntries(repo, []entry{{path: "round.json", id: a, size: 6}}, out)
+		if err == nil || !strings.Contains(err.Error(), "already written") {
+			t.Errorf("written through a link: %v", err)
+		}
+		if got, _ := os.ReadFile(target); string(got) != "mine\n" {
+			t.Errorf("the link's target now holds %q", got)
+		}
+	})
+	t.Run("one file twice", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "s")
+		os.Mkdir(out, 0o755)
+		_, err := writeEntries(repo, []entry{{path: "é.json", id: a, size: 6}, {path: "é.json", id: b, size: 7}}, out)
+		if err == nil || !strings.Contains(err.Error(), "two paths of the ref are one file") {
+			t.Errorf("a second file of one name: %v", err)
+		}
+	})
+}
+
 // A remote that never answers holds spar no longer than its time limit:
 // git fetch, ls-remote and push are stopped (ErrTimeout), with what they
 // started (here the ssh command, which never ends by itself) still

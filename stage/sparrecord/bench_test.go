@@ -165,4 +165,7 @@ func BenchmarkPushFetch100(b *testing.B) {
 	b.ReportMetric(float64(cPush)/float64(cGitPush), "push-cpu-ratio")
 	b.ReportMetric(float64(cFetch)/float64(cGitFetch), "fetch-cpu-ratio")
 	b.ReportMetric(float64(cFetch+cGate)/float64(cGitFetch), "fetch-gate-cpu-ratio")
+	// What CI does against git bringing the same files into a folder.
+	b.ReportMetric((fetch+gate_).Seconds()/gitOwnFetch.Seconds(), "fetch-gate-own-ratio")
+	b.ReportMetric(float64(cFetch+cGate)/float64(cGitOwnFetch), "fetch-gate-own-cpu-ratio")
 }
