@@ -21,9 +21,9 @@ shows the record (JSON), for scripts and CI.
                      request's base): code rounds must review the whole
                      change, from the merge base of REV and the head
   --repo DIR         the repository the rounds' commits are in (default: the
-                     working folder's, else the series folder's, else the
-                     one the round recorded: the first that holds them; in
-                     CI, the checkout)
+                     working folder's, else the series folder's, the first
+                     that holds them; the one the round recorded only for
+                     a series folder in no repository; in CI, the checkout)
   --out FILE         also keep the JSON record in FILE; a record already
                      there is replaced and its digest kept in the new one
   --sarif FILE       also write the findings as SARIF 2.1.0 for code hosts

@@ -40,8 +40,9 @@ gate        read the round folders in the given order and decide; a series
                      code rounds must review it whole, from the merge base
                      of REV and the head to the head
   --repo DIR         the repository the rounds' commits are found in (default:
-                     the working folder's, else the series folder's, else
-                     the one round.json recorded: the first that holds them)
+                     the working folder's, else the series folder's, the
+                     first that holds them; the one round.json recorded
+                     only for a series folder in no repository)
   --out FILE         also write the record to FILE, atomically (G28: an
                      existing FILE must be a review-gate/v1 record; its
                      sha256 becomes previous_gate_digest)
