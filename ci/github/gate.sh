@@ -9,7 +9,9 @@
 # (e2e/script/testdata/transport/github_action.txtar).
 #
 # Environment: SPAR_SERIES (the series name, required), SPAR_EXPECT_HEAD
-# (default GITHUB_SHA), SPAR_REMOTE (default: the checkout's origin),
+# (default GITHUB_SHA), SPAR_EXPECT_BASE (the pull request's base: code
+# rounds must review the whole change from there; the action gives it on
+# pull_request events), SPAR_REMOTE (default: the checkout's origin),
 # SPAR_SARIF (a file to write, optional), SPAR_REVIEWDOG (a reviewdog
 # reporter: github-pr-review, github-pr-check, github-check,
 # github-pr-annotations or local; optional), SPAR_CONFIG (the job's user
@@ -68,6 +70,11 @@ if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} >
 fi
 
 set -- "$dir" --expect-head "$head" --repo .
+# Where the change starts is CI's to say, not the series': without it a
+# review of the last commit alone (--base HEAD~1) would cover the change.
+if [ -n "${SPAR_EXPECT_BASE:-}" ]; then
+	set -- "$@" --expect-base "$SPAR_EXPECT_BASE"
+fi
 status=0
 if [ -n "${SPAR_SARIF:-}" ]; then
 	spar gate "$@" --sarif "$SPAR_SARIF" --format md >"$tmp/summary.md" || status=$?

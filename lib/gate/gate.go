@@ -32,6 +32,10 @@ type Options struct {
 	// from not given.
 	ExpectHead      string
 	ExpectHeadGiven bool
+	// ExpectBase is --expect-base: the commit the change under review
+	// starts from (CI: the pull request's base), expectbase.go.
+	ExpectBase      string
+	ExpectBaseGiven bool
 	// Out is --out as given ("" when not given); it only appears in the
 	// commands the reasons suggest.
 	Out string
@@ -110,6 +114,9 @@ func runKeeping(o Options, keep bool) *gate {
 		RequiredReviewers:  []Required{},
 		Growth:             []Growth{},
 		PreviousGateDigest: o.PreviousGateDigest,
+	}
+	if o.ExpectBaseGiven {
+		rec.ExpectBase = &ExpectBase{Rev: o.ExpectBase}
 	}
 	g := &gate{opts: o, rec: rec, states: map[*roundData]map[string]sarif.State{}, rederiving: true, keepFindings: keep}
 	defer g.closeTrees()
@@ -402,6 +409,7 @@ func (g *gate) decide() {
 		g.requiredReviewers(s)
 		g.noReview(s)
 		g.coverage(s)
+		g.expectedBase(s)
 		g.growth(s)
 	}
 	g.fillNextRuns()
@@ -530,6 +538,9 @@ func (g *gate) gateCommand(list []string, rev string) string {
 	}
 	if rev != "" {
 		cmd += " --expect-head " + rev
+	}
+	if g.opts.ExpectBaseGiven {
+		cmd += " --expect-base " + shellQuote(g.opts.ExpectBase)
 	}
 	if g.opts.Out != "" {
 		cmd += " --out " + shellQuote(g.opts.Out)

@@ -30,6 +30,8 @@ type Record struct {
 	// (docs/review-gate.md §3: --expect-head, else the repository's HEAD).
 	Head       *Head       `json:"head"`
 	ExpectHead *ExpectHead `json:"expect_head"`
+	// ExpectBase is --expect-base, only when given.
+	ExpectBase *ExpectBase `json:"expect_base,omitempty"`
 	// PreviousGateDigest is the sha256 of the bytes of the gate record that
 	// --out replaced (G28), or null.
 	PreviousGateDigest *string `json:"previous_gate_digest"`
@@ -98,6 +100,16 @@ type Growth struct {
 type ExpectHead struct {
 	Rev    string  `json:"rev"`
 	Commit *string `json:"commit"`
+}
+
+// ExpectBase is --expect-base as given, the commit it resolved to and its
+// merge base with the gate's head, where the change the reviews must cover
+// starts (in the repository of the first series; null when either does not
+// resolve).
+type ExpectBase struct {
+	Rev       string  `json:"rev"`
+	Commit    *string `json:"commit"`
+	MergeBase *string `json:"merge_base"`
 }
 
 // Sources of the gate's head.

@@ -10,10 +10,11 @@ import (
 )
 
 // The repository the gate finds a series' commits in (docs/review-gate.md
-// §2, "The repository"): --repo when given; else the first of the working
-// folder's repository, the repository that holds the series folder, and
-// the absolute path round.json recorded that holds the commit the round
-// reviewed ("found by its commits"). So a series made on a laptop and
+// §1): --repo when given; else the first of the working folder's
+// repository, the repository that holds the series folder, and (only for a
+// series folder in no repository, underWorkTree) the absolute path
+// round.json recorded, that holds the commit the round reviewed ("found by
+// its commits"). So a series made on a laptop and
 // fetched into a CI checkout is gated against the checkout's commits, never
 // against a path of the laptop, and a path that is gone does not matter.
 
@@ -41,7 +42,13 @@ func (g *gate) repoFor(series string, rec *round.Record) string {
 		if top, err := gitx.TopLevel(series); err == nil {
 			candidates = append(candidates, top)
 		}
-		if rec.Repo != "" {
+		// The path round.json recorded is a candidate only for a series
+		// folder that lies in no repository: a record never picks the
+		// repository it is held against over the one that holds its series
+		// (docs/trust.md "The gate"). A series reviewed in a throwaway
+		// repository and copied into the reviews/ of the real one was held
+		// against the throwaway repository's HEAD, and passed.
+		if rec.Repo != "" && !underWorkTree(series) {
 			candidates = append(candidates, rec.Repo)
 		}
 		for _, c := range candidates {
@@ -56,6 +63,22 @@ func (g *gate) repoFor(series string, rec *round.Record) string {
 	}
 	g.repos[series] = r
 	return r
+}
+
+// underWorkTree reports whether the folder dir, or any folder its path
+// names above it, holds .git: dir lies in a repository's work tree as its
+// path names it, links not followed (a series folder, or its reviews/,
+// made a link to a folder outside every repository is still the
+// repository's).
+func underWorkTree(dir string) bool {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // relocate points a round read from series at the gate's repository: its

@@ -4,7 +4,7 @@ package spargate
 // `spar status --help` print: what each command does and each flag, in
 // words, with an example (docs/usage.md). Contract rows stay in docs/.
 var commandHelp = map[string]string{
-	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
 
 Decides whether the change may pass. Give every round of the series, in
 order, or the series folder itself (every round it holds, in order). A round
@@ -17,10 +17,13 @@ shows the record (JSON), for scripts and CI.
 
   --expect-head REV  the commit the work must be at (e.g. HEAD); without it
                      the gate checks the repository's checked-out HEAD
+  --expect-base REV  where the change starts (e.g. main; in CI the pull
+                     request's base): code rounds must review the whole
+                     change, from the merge base of REV and the head
   --repo DIR         the repository the rounds' commits are in (default: the
-                     working folder's, else the series folder's, else the
-                     one the round recorded: the first that holds them; in
-                     CI, the checkout)
+                     working folder's, else the series folder's, the first
+                     that holds them; the one the round recorded only for
+                     a series folder in no repository; in CI, the checkout)
   --out FILE         also keep the JSON record in FILE; a record already
                      there is replaced and its digest kept in the new one
   --sarif FILE       also write the findings as SARIF 2.1.0 for code hosts

@@ -23,7 +23,7 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
 
@@ -36,9 +36,13 @@ gate        read the round folders in the given order and decide; a series
             with the command that clears it, then once the dispositions that
             close the findings it names. Exit 0 passed, 1 blocked
   --expect-head REV  the head the work must be at (G27)
+  --expect-base REV  where the change starts (CI: the pull request's base):
+                     code rounds must review it whole, from the merge base
+                     of REV and the head to the head
   --repo DIR         the repository the rounds' commits are found in (default:
-                     the working folder's, else the series folder's, else
-                     the one round.json recorded: the first that holds them)
+                     the working folder's, else the series folder's, the
+                     first that holds them; the one round.json recorded
+                     only for a series folder in no repository)
   --out FILE         also write the record to FILE, atomically (G28: an
                      existing FILE must be a review-gate/v1 record; its
                      sha256 becomes previous_gate_digest)
@@ -88,7 +92,7 @@ var (
 	// gateFormats are spar gate's --format values: the record, the
 	// Markdown report, and the code-host formats (lib/codehost).
 	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
-	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}}
 	capFlags    = []cli.Flag{{Name: "format"}}
 )
 
@@ -173,6 +177,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	folders := gate.Folders(rounds, series)
 	opts := gate.Options{Rounds: rounds, Series: series}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
+	opts.ExpectBase, opts.ExpectBaseGiven = vals["expect-base"]
 	if repo, ok := vals["repo"]; ok {
 		if _, err := gitx.TopLevel(repo); err != nil {
 			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --repo %q is not a git repository", repo))

@@ -1,0 +1,100 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/gitx"
+)
+
+// expectedBase: docs/review-gate.md §3, reason 14b. A series' base is the
+// caller's to choose (spar run --base), and coverage (14) holds the rounds
+// only to the base of the series' own first counted round: a review of the
+// last, harmless commit of a change (--base HEAD~1), or a plan round whose
+// base is its head, passed a gate that was told only the head. Whoever runs
+// the gate (CI: the pull request's base) says where the change starts with
+// --expect-base; the change is then the merge base of that commit and the
+// gate's head to the gate's head, and each required reviewer (any reviewer
+// when none is required) must have completed code rounds whose ranges
+// chain from it to the gate's head (the chain of coverage: a round whose
+// base is the merge base or an ancestor of it reviewed that range and more).
+// Only code rounds count: a plan round reviews a plan, not the change.
+func (g *gate) expectedBase(s *seriesData) {
+	if !g.opts.ExpectBaseGiven || s.latest == nil || s.head == "" {
+		return
+	}
+	base, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+	if err != nil {
+		g.reason("%s: --expect-base %q does not resolve to a commit in the repository %s, so the gate does not know where the change starts; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
+			s.display, g.opts.ExpectBase, s.repo, shellQuote(s.repo), shellQuote(g.opts.ExpectBase+"^{commit}"))
+		return
+	}
+	out, err := gitx.Git(s.repo, "merge-base", "--end-of-options", base, s.head)
+	from := strings.TrimSpace(string(out))
+	if err != nil || from == "" {
+		g.reason("%s: --expect-base %s (%s) and the gate's head %s have no merge base in the repository %s, so no review of the series covers the change between them; to clear: give the base the change was made on, or fetch the whole history (git -C %s fetch --unshallow)",
+			s.display, shellQuote(g.opts.ExpectBase), base, s.head, s.repo, shellQuote(s.repo))
+		return
+	}
+	if g.rec.ExpectBase != nil && g.rec.ExpectBase.MergeBase == nil {
+		g.rec.ExpectBase.Commit, g.rec.ExpectBase.MergeBase = &base, &from
+	}
+	if s.latest.rec == nil || s.latest.rec.Head != s.head {
+		// The latest round reviewed another head: 7 or 7h blocks already.
+		return
+	}
+	var rounds []*roundData
+	for _, r := range s.rounds {
+		if r.state == published && r.rec != nil && !r.rec.DryRun && !r.pending && r.rec.Stage == "code" {
+			rounds = append(rounds, r)
+		}
+	}
+	reqs := g.required(s)
+	anyone := len(reqs) == 0
+	if anyone {
+		reqs = []envelope.RequiredReviewer{{}}
+	}
+	// The round that clears it repeats the series' latest code round's
+	// arguments; with none, the latest round's as a first code round (a
+	// plan's subject left out).
+	tmpl, name := s.latest.rec, s.latest.name
+	if n := len(rounds); n > 0 {
+		tmpl, name = rounds[n-1].rec, rounds[n-1].name
+	}
+	code := *tmpl
+	if code.Stage != "code" {
+		code.Stage, name = "code", "code-0"
+		code.Documents = nil
+		for _, d := range tmpl.Documents {
+			if d.Role != "subject" {
+				code.Documents = append(code.Documents, d)
+			}
+		}
+	}
+	for _, req := range reqs {
+		var mine []*roundData
+		for _, r := range rounds {
+			if reviewed(r, req, anyone) {
+				mine = append(mine, r)
+			}
+		}
+		if g.chain(s, from, mine)[s.head] {
+			continue
+		}
+		who := fmt.Sprintf("required reviewer %s (%s)", req.Name, req.Preset)
+		if anyone {
+			who = "any reviewer"
+		}
+		have := "no completed code review of " + who
+		if len(mine) > 0 {
+			var ranges []string
+			for _, r := range mine {
+				ranges = append(ranges, fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head)))
+			}
+			have = "the completed code reviews of " + who + " cover " + strings.Join(ranges, ", ") + ", which do not chain from " + short(from) + " to " + short(s.head)
+		}
+		g.reason("%s: the code reviews do not cover the change --expect-base %s makes, %s..%s (from its merge base with the gate's head): %s; to clear: review the whole change in a new code round: %s",
+			s.display, shellQuote(g.opts.ExpectBase), short(from), short(s.head), have, runLike(s, &code, name, from, s.head, req.Name))
+	}
+}
