@@ -9,9 +9,16 @@
 # input (same base, head and packet) with the same configuration, so a job
 # run again after the agent triaged and pushed costs no second review.
 #
+# A published round is reused only when it carries this job's seal
+# (SPAR_SEAL_KEY, a secret of the repository: spar seals every round it
+# records with it and reuses none without it). Without a key any published
+# round of the same input is reused, one the agent under review made too:
+# the job says so (docs/trust.md "Records in git and the gate in CI").
+#
 # Environment: SPAR_SERIES (required), SPAR_BASE (the pull request's base
 # commit, required), SPAR_EXPECT_HEAD (default GITHUB_SHA), SPAR_REMOTE
-# (default: the checkout's origin), SPAR_CONFIG, GITHUB_WORKSPACE.
+# (default: the checkout's origin), SPAR_CONFIG, SPAR_SEAL_KEY,
+# GITHUB_WORKSPACE.
 set -u
 series=${SPAR_SERIES:?SPAR_SERIES: the series input is required}
 base=${SPAR_BASE:?SPAR_BASE: the base commit is required for a review}
@@ -43,6 +50,10 @@ if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} 2
 	fi
 	echo "spar: no series $series was published yet: this job starts it" >&2
 	mkdir -p "$dir"
+fi
+
+if [ -z "${SPAR_SEAL_KEY:-}" ]; then
+	echo "spar: warning: SPAR_SEAL_KEY is not set (the action's seal-key): a review of this input already published, by anyone who can push the series' ref, is reused as this job's own" >&2
 fi
 
 # The next round of the series: code-<n>, n one more than the rounds it has.

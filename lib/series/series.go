@@ -196,9 +196,13 @@ func sameInput(rec *round.Record, stage, base, head, packetSHA256 string) bool {
 // again whatever it completed; CheckRerun refused the names that are not
 // among current before anything was written.
 //
+// With trusted not nil, a round it refuses (its error, the round folder
+// given) serves no reviewer as a completed review: each runs again, with
+// the error as why (review in CI: a round without the job's seal, lib/seal).
+//
 // Rounds that stopped before recording never count and never serve as the
 // round a rerun repeats. An unreadable record is an error (G32).
-func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps envelope.Caps, current []envelope.Reviewer, rerun []string) (Decision, error) {
+func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps envelope.Caps, current []envelope.Reviewer, rerun []string, trusted func(roundDir string) error) (Decision, error) {
 	key, err := CapKey(stage)
 	if err != nil {
 		return Decision{}, err
@@ -241,7 +245,7 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 	}
 	if rerunOf != nil {
 		d.Cap.RerunOf = rerunOf
-		d.keep(rounds, stage, base, head, packetSHA256, current, rerun)
+		d.keep(rounds, stage, base, head, packetSHA256, current, rerun, trusted)
 		return d, nil
 	}
 	d.Cap.Counted = true
@@ -256,7 +260,7 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 // keep fills Completed and Again from the published rounds of the same
 // input, in order: the first round where a reviewer completed with its
 // current entry is the one it keeps.
-func (d *Decision) keep(rounds []Round, stage, base, head, packetSHA256 string, current []envelope.Reviewer, rerun []string) {
+func (d *Decision) keep(rounds []Round, stage, base, head, packetSHA256 string, current []envelope.Reviewer, rerun []string, trusted func(string) error) {
 	cur := map[string]envelope.Reviewer{}
 	for _, r := range current {
 		cur[r.Name] = r
@@ -287,6 +291,14 @@ func (d *Decision) keep(rounds []Round, stage, base, head, packetSHA256 string, 
 					d.Again[rv.Name] = fmt.Sprintf("--rerun (it completed in round %s)", name)
 				}
 				continue
+			}
+			if trusted != nil {
+				if err := trusted(r.Dir); err != nil {
+					if _, ok := d.Again[rv.Name]; !ok {
+						d.Again[rv.Name] = err.Error()
+					}
+					continue
+				}
 			}
 			e, ok := entries[rv.Name]
 			var changed []string

@@ -1,6 +1,7 @@
 package series
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func writeRound(t *testing.T, series string, f fixture) {
 var caps = envelope.Caps{Plan: 1, PlanDelta: 1, Code: 2}
 
 func TestCaps_MissingSeriesHasNoRounds(t *testing.T) {
-	d, err := Decide(filepath.Join(t.TempDir(), "nope"), "code", "b", "h1", "p1", false, caps, nil, nil)
+	d, err := Decide(filepath.Join(t.TempDir(), "nope"), "code", "b", "h1", "p1", false, caps, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
 	writeRound(t, s, fixture{name: "stopped", stage: "code", head: "h3", packet: "p3", started: "2026-01-01T00:00:03Z", counted: true})
 	writeRound(t, s, fixture{name: "plan-1", stage: "plan", head: "h0", packet: "p0", started: "2026-01-01T00:00:00Z", counted: true, finished: true})
 	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h4", packet: "p4", started: "2026-01-01T00:00:04Z", counted: true, finished: true})
-	d, err := Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil)
+	d, err := Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,23 +107,23 @@ func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
 	if err := atomic.AppendLine(filepath.Join(s, round.ExtensionFile), []byte(`{"stage":"plan","by":3,"at":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil); d.Refusal == "" {
+	if d, _ := Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil, nil); d.Refusal == "" {
 		t.Fatal("plan extension allowed a code round")
 	}
 	if err := atomic.AppendLine(filepath.Join(s, round.ExtensionFile), []byte(`{"stage":"code","by":1,"cause":"churn","at":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err = Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil)
+	d, err = Decide(s, "code", "b", "h5", "p5", false, caps, nil, nil, nil)
 	if err != nil || d.Refusal != "" || d.Cap.Limit != 3 || d.Cap.Number != 3 {
 		t.Fatalf("%+v %v", d, err)
 	}
 	// plan-delta is its own stage with key plan_delta.
-	d, _ = Decide(s, "plan-delta", "b", "h5", "p5", false, caps, nil, nil)
+	d, _ = Decide(s, "plan-delta", "b", "h5", "p5", false, caps, nil, nil, nil)
 	if d.Cap.Stage != "plan_delta" || d.Cap.Number != 1 || d.Refusal != "" {
 		t.Fatalf("%+v", d)
 	}
 	// The plan extension counts for plan: round 2 of plan within 1+3.
-	d, _ = Decide(s, "plan", "b", "h5", "p5", false, caps, nil, nil)
+	d, _ = Decide(s, "plan", "b", "h5", "p5", false, caps, nil, nil, nil)
 	if d.Refusal != "" || d.Cap.Number != 2 || d.Cap.Limit != 4 {
 		t.Fatalf("plan %+v", d)
 	}
@@ -134,7 +135,7 @@ func TestCaps_CountsAndRefusesPastLimit(t *testing.T) {
 func TestCaps_DryRunNeverCountedNorRefused(t *testing.T) {
 	s := t.TempDir()
 	writeRound(t, s, fixture{name: "plan-1", stage: "plan", head: "h0", packet: "p0", started: "1", counted: true, finished: true})
-	d, err := Decide(s, "plan", "b", "h1", "p1", true, caps, nil, nil)
+	d, err := Decide(s, "plan", "b", "h1", "p1", true, caps, nil, nil, nil)
 	if err != nil || d.Cap.Counted || d.Cap.Number != 0 || d.Refusal != "" || d.Cap.RerunOf != nil {
 		t.Fatalf("%+v %v", d, err)
 	}
@@ -145,7 +146,7 @@ func TestCaps_RerunRunsOnlyUnfinishedReviewers(t *testing.T) {
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true, completed: []string{"claude"}, failed: []string{"codex", "agy"}})
 	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"codex"}, failed: []string{"agy"}})
 	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h2", packet: "p2", started: "3", counted: true, finished: true})
-	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, entries("claude", "codex", "agy"), nil)
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, entries("claude", "codex", "agy"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,14 +157,43 @@ func TestCaps_RerunRunsOnlyUnfinishedReviewers(t *testing.T) {
 		t.Fatalf("completed %v", d.Completed)
 	}
 	// A changed packet (for example other standpoints) is a new input: counted, and here refused.
-	d, _ = Decide(s, "code", "b", "h1", "p1x", false, caps, nil, nil)
+	d, _ = Decide(s, "code", "b", "h1", "p1x", false, caps, nil, nil, nil)
 	if !d.Cap.Counted || d.Refusal == "" {
 		t.Fatalf("%+v", d)
 	}
 	// A different base is a new input too.
-	d, _ = Decide(s, "code", "b2", "h1", "p1", false, caps, nil, nil)
+	d, _ = Decide(s, "code", "b2", "h1", "p1", false, caps, nil, nil, nil)
 	if !d.Cap.Counted {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// TestTrust_ReuseOnlySealedRounds: with a trust function (review in CI:
+// the job's seal, lib/seal), a completed review in a round it refuses is
+// reviewed again, naming why; one in a round it accepts is kept. The round
+// stays a rerun either way.
+func TestTrust_ReuseOnlySealedRounds(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true, completed: []string{"claude"}, failed: []string{"codex"}})
+	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"codex"}})
+	trusted := func(dir string) error {
+		if filepath.Base(dir) == "code-1" {
+			return errors.New("round code-1 carries no seal")
+		}
+		return nil
+	}
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, entries("claude", "codex"), nil, trusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cap.Counted || d.Cap.RerunOf == nil || *d.Cap.RerunOf != "code-1" {
+		t.Fatalf("%+v", d.Cap)
+	}
+	if len(d.Completed) != 1 || d.Completed["codex"] != "code-1b" {
+		t.Errorf("completed %v, want codex from code-1b alone", d.Completed)
+	}
+	if d.Again["claude"] != "round code-1 carries no seal" {
+		t.Errorf("again %v", d.Again)
 	}
 }
 
@@ -176,7 +206,7 @@ func TestRerun_CompletedOnlyWithTheSameEntry(t *testing.T) {
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true,
 		completed: []string{"vet", "example"}, argv: map[string]string{"vet": "old-vet"}})
 	cur := entries("vet", "example")
-	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, cur, nil)
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, cur, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,19 +228,19 @@ func TestRerun_CompletedOnlyWithTheSameEntry(t *testing.T) {
 	} {
 		c := entries("vet", "example")
 		change(&c[1])
-		d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, c, nil)
+		d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, c, nil, nil)
 		if _, ok := d.Completed["example"]; ok || d.Again["example"] == "" {
 			t.Fatalf("a changed entry %+v kept the review: %v %v", c[1], d.Completed, d.Again)
 		}
 	}
 	// The rerun where vet completed with today's argv is the one it keeps.
 	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"vet"}})
-	d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, cur, nil)
+	d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, cur, nil, nil)
 	if d.Completed["vet"] != "code-1b" || d.Completed["example"] != "code-1" || len(d.Again) != 0 {
 		t.Fatalf("completed %v again %v", d.Completed, d.Again)
 	}
 	// --rerun example: it runs again, vet keeps code-1b.
-	d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, cur, []string{"example"})
+	d, _ = Decide(s, "code", "b", "h1", "p1", false, caps, cur, []string{"example"}, nil)
 	if d.Cap.Counted || len(d.Completed) != 1 || d.Completed["vet"] != "code-1b" || d.Again["example"] != "--rerun (it completed in round code-1)" {
 		t.Fatalf("%+v completed %v again %v", d.Cap, d.Completed, d.Again)
 	}
@@ -225,7 +255,7 @@ func TestRerun_CompletedOnlyWithTheSameEntry(t *testing.T) {
 func TestCaps_StoppedRoundIsNotRerunBase(t *testing.T) {
 	s := t.TempDir()
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, completed: []string{"claude"}})
-	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, nil, nil)
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, nil, nil, nil)
 	if err != nil || !d.Cap.Counted || d.Cap.Number != 1 || d.Cap.RerunOf != nil || len(d.Completed) != 0 {
 		t.Fatalf("%+v %v", d, err)
 	}
@@ -235,15 +265,15 @@ func TestG32_UnreadableRecordIsAnError(t *testing.T) {
 	s := t.TempDir()
 	os.MkdirAll(filepath.Join(s, "r1"), 0o755)
 	os.WriteFile(filepath.Join(s, "r1", round.RoundFile), []byte(`{"schema":"other/v9"}`), 0o644)
-	if _, err := Decide(s, "code", "b", "h", "p", false, caps, nil, nil); err == nil {
+	if _, err := Decide(s, "code", "b", "h", "p", false, caps, nil, nil, nil); err == nil {
 		t.Fatal("no error for a foreign schema")
 	}
 	s2 := t.TempDir()
 	os.WriteFile(filepath.Join(s2, round.ExtensionFile), []byte("not json\n"), 0o644)
-	if _, err := Decide(s2, "code", "b", "h", "p", false, caps, nil, nil); err == nil {
+	if _, err := Decide(s2, "code", "b", "h", "p", false, caps, nil, nil, nil); err == nil {
 		t.Fatal("no error for an unreadable extensions.jsonl")
 	}
-	if _, err := Decide(s2, "review", "b", "h", "p", false, caps, nil, nil); err == nil {
+	if _, err := Decide(s2, "review", "b", "h", "p", false, caps, nil, nil, nil); err == nil {
 		t.Fatal("no error for an unknown stage")
 	}
 }
@@ -302,7 +332,7 @@ func TestCaps_NoReviewerStartedIsNotCounted(t *testing.T) {
 	s := t.TempDir()
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "2026-01-01T00:00:01Z", counted: true, finished: true})
 	writeRound(t, s, fixture{name: "code-2", stage: "code", head: "h2", packet: "p2", started: "2026-01-01T00:00:02Z", counted: false, finished: true})
-	d, err := Decide(s, "code", "b", "h2", "p2", false, caps, nil, nil)
+	d, err := Decide(s, "code", "b", "h2", "p2", false, caps, nil, nil, nil)
 	if err != nil || !d.Cap.Counted || d.Cap.Number != 2 || d.Cap.RerunOf != nil || d.Refusal != "" {
 		t.Fatalf("after a round not counted: %+v %v", d, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
 	"github.com/jaekit/spar/lib/sandbox"
+	"github.com/jaekit/spar/lib/seal"
 	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/workspace"
 )
@@ -38,10 +39,32 @@ type input struct {
 	inputs map[string]envelope.Input
 }
 
-// options are spar-exec's flags: --quiet, --rerun NAME.
+// options are spar-exec's flags (--quiet, --rerun NAME) and the seal key
+// of a CI job (lib/seal), read from the environment before anything else.
 type options struct {
-	quiet bool
-	rerun []string
+	quiet   bool
+	rerun   []string
+	sealKey string
+}
+
+// sealed is the trust of Decide for the seal key: a round serves as a
+// completed review only when it carries the key's seal (review in CI:
+// docs/trust.md "Records in git and the gate in CI"); nil without a key.
+func sealed(key string) func(string) error {
+	if key == "" {
+		return nil
+	}
+	seen := map[string]error{}
+	return func(dir string) error {
+		err, ok := seen[dir]
+		if !ok {
+			if err = seal.Verify(key, dir); err != nil {
+				err = fmt.Errorf("round %s carries no seal of this job's key (%s): %v", filepath.Base(dir), seal.EnvVar, err)
+			}
+			seen[dir] = err
+		}
+		return err
+	}
 }
 
 func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
@@ -105,7 +128,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	// does not exist yet has no rounds: decide first, so that a refusal
 	// writes nothing, not even the series folder.
 	decide := func() (series.Decision, error) {
-		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps, in.cfg.Reviewers, opts.rerun)
+		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps, in.cfg.Reviewers, opts.rerun, sealed(opts.sealKey))
 		if err != nil {
 			return d, exitcode.New(exitcode.Config, ""+err.Error())
 		}

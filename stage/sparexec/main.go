@@ -16,9 +16,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/seal"
 	"github.com/jaekit/spar/stage/cli"
 )
 
@@ -68,5 +70,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Exit(stderr, name, exitcode.WithUsage(msg, strings.TrimSuffix(usage, "\n")))
 	}
 	_, quiet := a.Value("quiet")
-	return cli.Exit(stderr, name, run(stdin, stdout, stderr, options{quiet: quiet, rerun: a.Values("rerun")}))
+	// A CI job's seal key (lib/seal): read once, then gone from the
+	// environment every reviewer and git process inherits.
+	key, err := seal.Key(os.Getenv)
+	seal.Unset()
+	if err != nil {
+		return cli.Exit(stderr, name, exitcode.New(exitcode.Config, "refused: "+err.Error()))
+	}
+	return cli.Exit(stderr, name, run(stdin, stdout, stderr, options{quiet: quiet, rerun: a.Values("rerun"), sealKey: key}))
 }

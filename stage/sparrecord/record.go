@@ -20,6 +20,7 @@ import (
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/seal"
 	"github.com/jaekit/spar/lib/series"
 	"github.com/jaekit/spar/lib/summary"
 	"github.com/jaekit/spar/lib/workspace"
@@ -207,6 +208,12 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, exitcode.New(exitcode.Config, fmt.Sprintf("stdin: /round/dir: %q is not an absolute path", dir))
 	}
+	// A CI job's seal key (lib/seal): a bad one is refused before anything
+	// is written.
+	sealKey, err := seal.Key(os.Getenv)
+	if err != nil {
+		return nil, refused("%v", err)
+	}
 	series := in.Round.Series
 	if series == "" {
 		series = filepath.Dir(dir)
@@ -298,6 +305,14 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	// 3. publish.
 	if _, err := round.Finish(dir, pause); err != nil {
 		return nil, ioError(dir, err)
+	}
+	// The job's seal over the round as recorded (review in CI, lib/seal),
+	// still under the lock.
+	if sealKey != "" {
+		if err := seal.Sign(sealKey, dir); err != nil {
+			return nil, ioError(filepath.Join(dir, seal.File), err)
+		}
+		written = append(written, seal.File)
 	}
 
 	// 4. The workspace, once no reviewer can still need it (docs/review-round.md "The workspace"):
