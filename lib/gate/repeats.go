@@ -72,7 +72,10 @@ func (g *gate) repeat(s *seriesData, r *roundData, f *finding, t target) {
 		v := s.judge(target{r, &as})
 		closed, why = v.closed, v.why
 		if v.closed && v.commit != "" {
-			if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
+			h := v.end.r.rec.Head
+			if w, _ := s.predates(v, map[string]map[string]error{h: Contains(s.repo, h, []string{v.commit})}); w != "" {
+				closed, why = false, w
+			} else if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
 				closed = false
 				why = "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
 				if !errors.Is(err, errNotAncestor) {
