@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/envelope"
 )
 
@@ -66,6 +67,8 @@ func (g *gate) repeat(s *seriesData, r *roundData, f *finding, t target) {
 	closed, why := false, "no disposition"
 	if e := r.last[f.ID]; e != nil && e.Auto {
 		why = "an automatic deferral, which never closes a repeat"
+	} else if via := s.carriesBack(target{r, f}, t); via != "" {
+		why = via
 	} else if as.Class == envelope.ClassHardening || as.Class == envelope.ClassNote {
 		closed = e != nil
 	} else {
@@ -159,4 +162,49 @@ func clipText(s string, n int) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// dupChain is the findings start's duplicate lines lead through, start
+// first, as judge follows them; it ends at a finding without a duplicate
+// line, an of that names no finding, or a cycle.
+func (s *seriesData) dupChain(start target) []target {
+	out := []target{start}
+	seen := map[*finding]bool{start.f: true}
+	for cur := start; ; {
+		e := cur.r.last[cur.f.ID]
+		if e == nil || e.Disposition != disposition.Duplicate {
+			return out
+		}
+		t, ok := s.resolveOf(cur.r, e.Of)
+		if !ok || t.f == nil || seen[t.f] {
+			return out
+		}
+		seen[t.f] = true
+		out = append(out, t)
+		cur = t
+	}
+}
+
+// carriesBack says why a repeat triaged as a duplicate stays open ("" when
+// it is none such): its duplicate chain reaches the finding it restates, or
+// a finding that finding's own chain leads to. The repeat says that
+// decision does not hold; a duplicate of it would carry the refuted
+// decision back and close the repeat by it (docs/trust.md "Follow-up rounds
+// and repeats").
+func (s *seriesData) carriesBack(rep, t target) string {
+	restated := map[*finding]int{}
+	for i, c := range s.dupChain(t) {
+		restated[c.f] = i
+	}
+	for _, c := range s.dupChain(rep)[1:] {
+		i, ok := restated[c.f]
+		if !ok {
+			continue
+		}
+		if i == 0 {
+			return "a duplicate of " + label(rep, c) + ", the finding it restates: the reviewer says that decision does not hold"
+		}
+		return "a duplicate of " + label(rep, c) + ", to which the finding it restates, " + label(rep, t) + ", leads: the reviewer says that decision does not hold"
+	}
+	return ""
 }
