@@ -75,15 +75,8 @@ func (g *gate) repeat(s *seriesData, r *roundData, f *finding, t target) {
 		v := s.judge(target{r, &as})
 		closed, why = v.closed, v.why
 		if v.closed && v.commit != "" {
-			h := v.end.r.rec.Head
-			if w, _ := s.predates(v, map[string]map[string]error{h: Contains(s.repo, h, []string{v.commit})}); w != "" {
+			if ok, w := s.fixHolds(v); !ok {
 				closed, why = false, w
-			} else if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
-				closed = false
-				why = "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
-				if !errors.Is(err, errNotAncestor) {
-					why = "fixed by the commit " + v.commit + ", which does not resolve (" + err.Error() + ")"
-				}
 			}
 		}
 	}
@@ -207,4 +200,23 @@ func (s *seriesData) carriesBack(rep, t target) string {
 		return "a duplicate of " + label(rep, c) + ", to which the finding it restates, " + label(rep, t) + ", leads: the reviewer says that decision does not hold"
 	}
 	return ""
+}
+
+// fixHolds checks, one finding at a time, what g.findings checks in batch
+// for a closing verdict that ends in fixed (the checks that judge a finding
+// as another class than its own use it: 9r, 9c): the commit comes after the
+// head the fixed finding's round reviewed (predates, 11p) and the gate's
+// head contains it (11). why says why not.
+func (s *seriesData) fixHolds(v verdict) (ok bool, why string) {
+	h := v.end.r.rec.Head
+	if w, _ := s.predates(v, map[string]map[string]error{h: Contains(s.repo, h, []string{v.commit})}); w != "" {
+		return false, w
+	}
+	if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
+		if !errors.Is(err, errNotAncestor) {
+			return false, "fixed by the commit " + v.commit + ", which does not resolve (" + err.Error() + ")"
+		}
+		return false, "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
+	}
+	return true, ""
 }
