@@ -24,6 +24,10 @@ type verdict struct {
 	// with their labels: a round of one that reviewed a head containing
 	// commit found the defect again after the "fix" (docs/trust.md "The gate").
 	dups []target
+	// end is the finding whose disposition is fixed (the chain's end, or
+	// the finding itself): its round reviewed a head that had it, so a
+	// commit that head contains is no fix of it.
+	end target
 	// chain is the duplicate chain as the reason shows it.
 	chain string
 }
@@ -99,7 +103,7 @@ func (s *seriesData) judge(start target) verdict {
 				return verdict{why: why}
 			}
 			if e.Disposition == disposition.Fixed {
-				return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: dups, chain: strings.Join(chain, " -> ")}
+				return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: dups, end: cur, chain: strings.Join(chain, " -> ")}
 			}
 			return verdict{closed: true}
 		}
@@ -168,6 +172,10 @@ func (g *gate) findings(s *seriesData) {
 		for _, d := range it.v.dups {
 			byHead[d.r.rec.Head] = append(byHead[d.r.rec.Head], it.v.commit)
 		}
+		if it.v.commit != "" {
+			h := it.v.end.r.rec.Head
+			byHead[h] = append(byHead[h], it.v.commit)
+		}
 	}
 	contained2 := map[string]map[string]error{}
 	for h, cs := range byHead {
@@ -211,6 +219,19 @@ func (g *gate) findings(s *seriesData) {
 			res = contained[v.commit]
 		}
 		if res == nil {
+			if why, err := s.predates(v, contained2); why != "" {
+				c.Open++
+				g.judge(r, f.ID, why, hint(), true)
+				clear := "fix it in a new commit, then " + hint()
+				if err != nil {
+					clear = unshallow(s)
+				}
+				g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, why, clear)
+				if err == nil {
+					g.menu(f.Class)
+				}
+				continue
+			}
 			if d, err := refound(v, contained2); err != nil {
 				c.Open++
 				g.judge(r, f.ID, fmt.Sprintf("whether the %s was found again after the fix %s, in round %s, cannot be told in a shallow clone", f.Class, v.commit, d.r.name), hint(), true)
@@ -393,6 +414,37 @@ func isAncestor(repo, commit, head string) error {
 		return errNotAncestor
 	}
 	return err
+}
+
+// predates says why v's fix commit is no fix ("" when it may be one):
+// the head the round of v's fixed finding reviewed already contains it
+// (contained: what Contains said, by head and commit). That head
+// had the finding, so the fix must come after it: spar triage refuses such
+// a line (docs/review-round.md §8.2), and a line written by hand closes
+// nothing triage could not have written (docs/trust.md "The gate"). A
+// shallow clone's no is not believed (err then says why) unless git says
+// the commit descends from that head.
+func (s *seriesData) predates(v verdict, contained map[string]map[string]error) (why string, err error) {
+	if v.commit == "" || v.end.r == nil {
+		return "", nil
+	}
+	h, name := v.end.r.rec.Head, v.end.r.name
+	reviewed, ok := contained[h][v.commit]
+	var se *shallowError
+	switch {
+	case !ok:
+		return "", nil
+	case reviewed == nil:
+		return fmt.Sprintf("fixed by the commit %s, which the head %s round %s reviewed already contains: that head had the %s, so the commit is no fix of it", v.commit, h, name, v.end.f.Class), nil
+	case errors.As(reviewed, &se):
+		// git's yes is believed in a shallow clone too: a fix that
+		// descends from the head (as a fix does) is not in it.
+		if Contains(s.repo, v.commit, []string{h})[h] == nil && h != v.commit {
+			return "", nil
+		}
+		return fmt.Sprintf("fixed by the commit %s, but %v: whether the head %s round %s reviewed already contains it cannot be told", v.commit, reviewed, h, name), reviewed
+	}
+	return "", nil
 }
 
 // refound is the first finding of v's duplicate chain whose round reviewed

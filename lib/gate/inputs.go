@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"errors"
-
 	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
@@ -53,12 +51,8 @@ func (g *gate) agentInputs(s *seriesData) {
 			v := s.judge(target{r, &as})
 			why := v.why
 			if v.closed && v.commit != "" {
-				if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
-					v.closed = false
-					why = "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
-					if !errors.Is(err, errNotAncestor) {
-						why = "fixed by the commit " + v.commit + ", which does not resolve (" + err.Error() + ")"
-					}
+				if ok, w := s.fixHolds(v); !ok {
+					v.closed, why = false, w
 				}
 			}
 			if v.closed {

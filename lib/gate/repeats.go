@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/envelope"
 )
 
@@ -66,18 +67,16 @@ func (g *gate) repeat(s *seriesData, r *roundData, f *finding, t target) {
 	closed, why := false, "no disposition"
 	if e := r.last[f.ID]; e != nil && e.Auto {
 		why = "an automatic deferral, which never closes a repeat"
+	} else if via := s.carriesBack(target{r, f}, t); via != "" {
+		why = via
 	} else if as.Class == envelope.ClassHardening || as.Class == envelope.ClassNote {
 		closed = e != nil
 	} else {
 		v := s.judge(target{r, &as})
 		closed, why = v.closed, v.why
 		if v.closed && v.commit != "" {
-			if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
-				closed = false
-				why = "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
-				if !errors.Is(err, errNotAncestor) {
-					why = "fixed by the commit " + v.commit + ", which does not resolve (" + err.Error() + ")"
-				}
+			if ok, w := s.fixHolds(v); !ok {
+				closed, why = false, w
 			}
 		}
 	}
@@ -156,4 +155,68 @@ func clipText(s string, n int) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// dupChain is the findings start's duplicate lines lead through, start
+// first, as judge follows them; it ends at a finding without a duplicate
+// line, an of that names no finding, or a cycle.
+func (s *seriesData) dupChain(start target) []target {
+	out := []target{start}
+	seen := map[*finding]bool{start.f: true}
+	for cur := start; ; {
+		e := cur.r.last[cur.f.ID]
+		if e == nil || e.Disposition != disposition.Duplicate {
+			return out
+		}
+		t, ok := s.resolveOf(cur.r, e.Of)
+		if !ok || t.f == nil || seen[t.f] {
+			return out
+		}
+		seen[t.f] = true
+		out = append(out, t)
+		cur = t
+	}
+}
+
+// carriesBack says why a repeat triaged as a duplicate stays open ("" when
+// it is none such): its duplicate chain reaches the finding it restates, or
+// a finding that finding's own chain leads to. The repeat says that
+// decision does not hold; a duplicate of it would carry the refuted
+// decision back and close the repeat by it (docs/trust.md "Follow-up rounds
+// and repeats").
+func (s *seriesData) carriesBack(rep, t target) string {
+	restated := map[*finding]int{}
+	for i, c := range s.dupChain(t) {
+		restated[c.f] = i
+	}
+	for _, c := range s.dupChain(rep)[1:] {
+		i, ok := restated[c.f]
+		if !ok {
+			continue
+		}
+		if i == 0 {
+			return "a duplicate of " + label(rep, c) + ", the finding it restates: the reviewer says that decision does not hold"
+		}
+		return "a duplicate of " + label(rep, c) + ", to which the finding it restates, " + label(rep, t) + ", leads: the reviewer says that decision does not hold"
+	}
+	return ""
+}
+
+// fixHolds checks, one finding at a time, what g.findings checks in batch
+// for a closing verdict that ends in fixed (the checks that judge a finding
+// as another class than its own use it: 9r, 9c): the commit comes after the
+// head the fixed finding's round reviewed (predates, 11p) and the gate's
+// head contains it (11). why says why not.
+func (s *seriesData) fixHolds(v verdict) (ok bool, why string) {
+	h := v.end.r.rec.Head
+	if w, _ := s.predates(v, map[string]map[string]error{h: Contains(s.repo, h, []string{v.commit})}); w != "" {
+		return false, w
+	}
+	if err := Contains(s.repo, s.head, []string{v.commit})[v.commit]; err != nil {
+		if !errors.Is(err, errNotAncestor) {
+			return false, "fixed by the commit " + v.commit + ", which does not resolve (" + err.Error() + ")"
+		}
+		return false, "fixed by the commit " + v.commit + ", which the gate's head " + s.head + " does not contain"
+	}
+	return true, ""
 }

@@ -305,7 +305,7 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 				return nil, fmt.Sprintf("the result of reviewer %s cannot be read (%v)", rv.Name, pathFree(err))
 			}
 			if run.Result != nil {
-				if p := streamProblem(r.abs, rv, text); p != "" {
+				if p := streamProblem(r.abs, rv, text, budgetsOf(rec, rv.Name)); p != "" {
 					return nil, p
 				}
 			}
@@ -472,7 +472,14 @@ func waived(s *seriesData, rv round.Reviewer) bool {
 // result.json byte for byte; the envelope between the stages is as
 // untrusted as the records (docs/trust.md "The gate"). A native review has
 // no stream of spar's: its provenance is the transcript (countsAsReview).
-func streamProblem(dir string, rv round.Reviewer, result string) string {
+//
+// It is read as the runner read it in every way the stream shows: the
+// runner stops an attempt at the first line that uses a forbidden tool,
+// names a refusal or states a spend past a budget, and feeds it no further
+// line, while the stdout file keeps what the reviewer wrote before it died.
+// A result after such a line is in the stream but was never the runner's:
+// a reviewer stopped so and edited into completed is no review.
+func streamProblem(dir string, rv round.Reviewer, result string, b preset.Budgets) string {
 	if rv.Preset == envelope.PresetNative {
 		return ""
 	}
@@ -488,12 +495,27 @@ func streamProblem(dir string, rv round.Reviewer, result string) string {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("reviewer %s's stderr cannot be read (%v)", rv.Name, pathFree(err))
 	}
-	oc := preset.Replay(p, stdout, stderr)
+	oc, stop := preset.ReplayRun(p, stdout, stderr, b)
 	switch {
+	case stop != "":
+		return fmt.Sprintf("reviewer %s's own output (%s/stdout) has a line on which spar stops a reviewer (%s), yet round.json records it completed", rv.Name, rv.Name, oneLine(stop))
 	case oc.Result == nil:
 		return fmt.Sprintf("reviewer %s's own output (%s/stdout) holds no result (%s), yet round.json records it completed with result.json", rv.Name, rv.Name, oc.Problem)
 	case *oc.Result != result:
 		return fmt.Sprintf("reviewer %s's result.json is not the result its own output (%s/stdout) holds", rv.Name, rv.Name)
 	}
 	return ""
+}
+
+// budgetsOf are the budgets reviewer name's attempts ran under, as the
+// round recorded its configuration: the entry's budget_usd and the
+// round's (docs/review-round.md "Spend and budgets").
+func budgetsOf(rec *round.Record, name string) preset.Budgets {
+	b := preset.Budgets{Round: rec.Config.BudgetUSD}
+	for _, e := range rec.Config.Reviewers {
+		if e.Name == name {
+			b.Own = e.BudgetUSD
+		}
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package preset
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -133,8 +134,18 @@ func (m *claudeMonitor) Line(line []byte) Signal {
 		m.resultEvent(ev)
 		if v := ev.Get("total_cost_usd"); v.Type == gjson.Number {
 			// The CLI's own total: what the attempt spent, whatever
-			// spar's table made of the messages.
-			return Signal{Spend: &Spend{USD: v.Float(), End: true}}
+			// spar's table made of the messages. But the messages it
+			// stated cost at least what spar priced them at: a total
+			// below that (0, negative, or no finite number) is not
+			// believed, so that a program in the claude slot cannot hide
+			// its spend, or lower the round's sum and so the ceiling of
+			// the other reviewers (docs/trust.md "Spend").
+			floor := m.meter.total()
+			if usd := v.Float(); !math.IsNaN(usd) && !math.IsInf(usd, 0) && usd >= floor.USD {
+				return Signal{Spend: &Spend{USD: usd, End: true}}
+			}
+			floor.End = true
+			return Signal{Spend: floor}
 		}
 	}
 	return Signal{}
@@ -254,7 +265,8 @@ func claudeUsage(ev gjson.Result) *envelope.Usage {
 	u.OutputTokens = num("usage.output_tokens")
 	u.CacheReadTokens = num("usage.cache_read_input_tokens")
 	u.CacheWriteTokens = num("usage.cache_creation_input_tokens")
-	if v := ev.Get("total_cost_usd"); v.Type == gjson.Number {
+	// A cost past float64 (1e999) is no figure JSON can record.
+	if v := ev.Get("total_cost_usd"); v.Type == gjson.Number && !math.IsInf(v.Float(), 0) {
 		stated = true
 		f := v.Float()
 		u.CostUSD = &f

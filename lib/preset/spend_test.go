@@ -78,3 +78,38 @@ func TestBudget_CodexTurnPriced(t *testing.T) {
 		t.Errorf("no model: %+v", s)
 	}
 }
+
+// TestTrust_StatedTotalNeverHidesSpend: claude's result event states the
+// CLI's own total, which replaces spar's sum of the messages' prices. A
+// program in the claude slot (a hostile reviewer) that states a total of
+// $0, a negative one or one past float64 hid what its messages cost, and a
+// negative total lowered the round's sum (lib/runner RoundBudget), so that
+// the ceiling no longer stopped the honest reviewers of the round. The total
+// is taken only when it is a finite number at least spar's own sum: the
+// stated messages' price is a floor of what the attempt spent.
+func TestTrust_StatedTotalNeverHidesSpend(t *testing.T) {
+	msg := `{"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":100000,"output_tokens":0},"content":[]}}`
+	for _, total := range []string{"0", "-5", "0.1", "-1e999", "1e999"} {
+		m := claude{}.NewMonitor()
+		spendOf(m, msg)
+		s := spendOf(m, `{"type":"result","subtype":"success","is_error":false,"result":"{}","total_cost_usd":`+total+`}`)
+		if s == nil || !s.End || !near(s.USD, 0.3) {
+			t.Errorf("total_cost_usd %s: %+v, want the messages' $0.30", total, s)
+		}
+	}
+	m := claude{}.NewMonitor()
+	spendOf(m, msg)
+	if s := spendOf(m, `{"type":"result","subtype":"success","is_error":false,"result":"{}","total_cost_usd":0.5}`); !near(s.USD, 0.5) {
+		t.Errorf("a total above the messages' sum: %+v, want the CLI's $0.50", s)
+	}
+}
+
+// A total_cost_usd past float64 is not recorded as the attempt's cost: JSON
+// has no infinity, and round.json could not be written.
+func TestTrust_InfiniteCostNotRecorded(t *testing.T) {
+	m := claude{}.NewMonitor()
+	m.Line([]byte(`{"type":"result","subtype":"success","is_error":false,"result":"{}","total_cost_usd":1e999}`))
+	if u := m.Finish().Usage; u != nil && u.CostUSD != nil {
+		t.Errorf("cost %v recorded", *u.CostUSD)
+	}
+}
