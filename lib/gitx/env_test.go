@@ -197,3 +197,33 @@ func TestShallow_ReadAfresh(t *testing.T) {
 		t.Error("no repository: no error")
 	}
 }
+
+// A short commit id that is also a branch's name: git takes the branch, so
+// a branch the agent named like the id a person types for --expect-head
+// would stand in for the commit they meant. ResolveCommit refuses it, and
+// still takes the whole id, the ref's full name, a short id no ref is
+// named after, and a ref named in hex when no object starts so.
+func TestTrust_ShortIdThatIsARef(t *testing.T) {
+	real, _, base, head := twoRepos(t)
+	short := base[:10]
+	gitT(t, real, "", "branch", short, head)
+	if got, err := ResolveCommit(real, short); err == nil || !strings.Contains(err.Error(), "is both the ref refs/heads/"+short) {
+		t.Errorf("ResolveCommit(%s) = %s, %v; want the ambiguity refused", short, got, err)
+	}
+	for rev, want := range map[string]string{
+		base:                  base,
+		"refs/heads/" + short: head,
+		head[:10]:             head,
+		"main":                head,
+	} {
+		if got, err := ResolveCommit(real, rev); err != nil || got != want {
+			t.Errorf("ResolveCommit(%s) = %s, %v; want %s", rev, got, err, want)
+		}
+	}
+	gitT(t, real, "", "branch", "cafe0", base)
+	if objs := gitT(t, real, "", "rev-parse", "--disambiguate=cafe0"); objs == "" {
+		if got, err := ResolveCommit(real, "cafe0"); err != nil || got != base {
+			t.Errorf("ResolveCommit(cafe0) = %s, %v; want the branch", got, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -106,7 +107,37 @@ func ResolveCommit(dir, rev string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q does not resolve to a commit", rev)
 	}
+	if err := ambiguousHex(dir, rev); err != nil {
+		return "", err
+	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// shortHex is a revision that reads as the start of an object id.
+var shortHex = regexp.MustCompile(`^[0-9a-fA-F]{4,39}$`)
+
+// ambiguousHex refuses a short hexadecimal revision that is also a ref's
+// name while some object's id starts with it: git takes the ref, so a
+// branch named like the short id someone types (made by whoever can make
+// refs in the repository) would stand in for the commit they meant
+// (docs/trust.md "The gate"). A whole id is always the object (git takes
+// 40 hex digits as an id whatever refs say); a ref named so, with no
+// object of that prefix, is the ref.
+func ambiguousHex(dir, rev string) error {
+	if !shortHex.MatchString(rev) {
+		return nil
+	}
+	// rev is hexadecimal: no option can hide in it.
+	sym, _ := Git(dir, "rev-parse", "--symbolic-full-name", rev)
+	ref := strings.TrimSpace(string(sym))
+	if !strings.HasPrefix(ref, "refs/") {
+		return nil
+	}
+	objs, _ := Git(dir, "rev-parse", "--disambiguate="+rev)
+	if strings.TrimSpace(string(objs)) == "" {
+		return nil
+	}
+	return fmt.Errorf("%q is both the ref %s and the start of an object id: give the whole commit id, or the ref's full name", rev, ref)
 }
 
 // TreeID returns the tree ID of a full commit ID.
