@@ -111,9 +111,17 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 			}
 		}
 		if Given(o[OptOf]) {
-			ofRound, _, err := resolveOf(series, dir, rec, fs, f.ID, o[OptOf])
+			ofRound, ofID, err := resolveOf(series, dir, rec, fs, f.ID, o[OptOf])
 			if err != nil {
 				return err
+			}
+			// A repeat restates an earlier finding and says why the
+			// decision on it does not hold: a duplicate of that finding
+			// carries that decision back, and spar gate counts it closed
+			// never (docs/review-gate.md 9r). Said here, before the line is
+			// written.
+			if rp := f.RepeatOf; rp != nil && rp.Round == ofRound && rp.Finding == ofID {
+				return refuse("triage: --of %q: finding %q repeats %s/%s, saying why the decision on it does not hold; a repeat is not a duplicate of the finding it restates: triage it as a new finding", o[OptOf], f.ID, rp.Round, rp.Finding)
 			}
 			// of stays as given: spar gate resolves it by the same rule;
 			// of_round says where this rule found it.
