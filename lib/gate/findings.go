@@ -177,10 +177,13 @@ func (g *gate) findings(s *seriesData) {
 			byHead[h] = append(byHead[h], it.v.commit)
 		}
 	}
-	contained2 := map[string]map[string]error{}
-	for h, cs := range byHead {
-		contained2[h] = Contains(s.repo, h, cs)
+	var bases []string
+	for _, r := range s.rounds {
+		if r.rec != nil && r.rec.Base != "" {
+			bases = append(bases, r.rec.Base)
+		}
 	}
+	contained2 := containsEach(s.repo, bases, byHead)
 	for _, it := range items {
 		r, f, v := it.r, it.f, it.v
 		c := g.count(f.Class)
