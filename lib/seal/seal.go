@@ -76,12 +76,20 @@ func Key(getenv func(string) string) (string, error) {
 }
 
 // manifest is the sealed files of the round folder dir, one line each,
-// "<sha256 hex>  <path with />", in path order, after the schema line. A
+// "<sha256 hex>  <path with />" ("-  <path>/" for a folder), in path
+// order, after the schema line. A
 // file that is no regular file (a link, a FIFO), or more than maxFiles, is
 // an error: a recorded round holds none.
 func manifest(dir string) ([]byte, error) {
 	type line struct{ path, sum string }
 	var lines []line
+	// The round folder itself is a folder, not a link to one: WalkDir walks
+	// nothing of a link, and a seal of nothing would verify anything.
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, errors.New("the round folder is no folder (a link?)")
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -91,20 +99,26 @@ func manifest(dir string) ([]byte, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if !strings.Contains(rel, "/") && (unsealed[rel] || strings.HasSuffix(rel, ".tmp")) {
+		// A staged file (NAME.tmp) is left out only as a file: a reviewer
+		// may be named "r.tmp" (G20 reserves spar's own names with .tmp
+		// appended, no more), and its folder is raw output.
+		if !strings.Contains(rel, "/") && (unsealed[rel] || (strings.HasSuffix(rel, ".tmp") && d.Type().IsRegular())) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
+		if len(lines) == maxFiles {
+			return fmt.Errorf("more than %d files", maxFiles)
+		}
 		if d.IsDir() {
+			// A folder is a line of its own, so that an empty one added
+			// breaks the seal too.
+			lines = append(lines, line{rel + "/", "-"})
 			return nil
 		}
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s: not a regular file: a recorded round holds none", rel)
-		}
-		if len(lines) == maxFiles {
-			return fmt.Errorf("more than %d files", maxFiles)
 		}
 		b, err := round.ReadFile(p)
 		if err != nil {

@@ -132,3 +132,43 @@ func TestSeal_BadSeal(t *testing.T) {
 		}
 	}
 }
+
+// TestTrust_SealReviewerFolderNamedTmp: a reviewer may be named "r.tmp"
+// (G20 reserves only spar's own names with .tmp appended), and its folder
+// is raw output like any other: the seal covers it. An empty folder added
+// to a sealed round, or a round folder that is a link, breaks the seal too.
+func TestTrust_SealReviewerFolderNamedTmp(t *testing.T) {
+	for name, edit := range map[string]func(dir string) error{
+		"a .tmp reviewer's raw output edited": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "r.tmp", "stdout"), []byte(`{"type":"forged"}`+"\n"), 0o644)
+		},
+		"a .tmp reviewer's result removed": func(d string) error {
+			return os.Remove(filepath.Join(d, "r.tmp", "result.json"))
+		},
+		"an empty folder added": func(d string) error { return os.Mkdir(filepath.Join(d, "gemini"), 0o755) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := roundDir(t)
+			os.MkdirAll(filepath.Join(dir, "r.tmp"), 0o755)
+			os.WriteFile(filepath.Join(dir, "r.tmp", "stdout"), []byte(`{"type":"item.completed"}`+"\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "r.tmp", "result.json"), []byte(`{"verdict":"clean"}`), 0o644)
+			if err := Sign(key, dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := edit(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(key, dir); err == nil || errors.Is(err, ErrNoSeal) {
+				t.Errorf("after %s: %v, want a seal that does not match", name, err)
+			}
+		})
+	}
+	t.Run("the round folder a link", func(t *testing.T) {
+		dir := roundDir(t)
+		link := filepath.Join(t.TempDir(), "code-2")
+		os.Symlink(dir, link)
+		if err := Sign(key, link); err == nil {
+			t.Error("sealed a round folder that is a link")
+		}
+	})
+}
