@@ -54,7 +54,14 @@ func TestContainsEach_AgreesWithGit(t *testing.T) {
 		}
 		byHead[h] = append(byHead[h], base, strings.Repeat("0", 40))
 	}
-	for _, bases := range [][]string{{base}, {later}, nil} {
+	// Bases are round.json's, which the agent writes: a descendant of every
+	// head, a branch's tip, revision expressions, a commit of another
+	// history, something that is no commit. The range changes; the
+	// answers must not.
+	run("checkout", "-q", "--orphan", "other")
+	orphan := commit("another history")
+	last := commits[len(commits)-2]
+	for _, bases := range [][]string{{base}, {later}, nil, {last}, {"b3"}, {"HEAD^@"}, {last + "^!"}, {orphan, later}, {"0123456"}, {base + "..." + later}, {"--all"}} {
 		got := containsEach(repo, bases, byHead)
 		for h, cs := range byHead {
 			want := Contains(repo, h, cs)
