@@ -118,7 +118,10 @@ func reviewedFrom(rec *round.Record) string {
 // from: a round whose base is a reached commit, or an ancestor of one,
 // reaches its head. Equal commits decide without git; an ancestry question
 // is asked once per pair.
-func (g *gate) chain(s *seriesData, from string, rounds []*roundData) map[string]bool {
+//
+// With shows not nil, a round is credited only when shows gives "" for it
+// (asked once, of the rounds the chain would credit).
+func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows ...func(*roundData) string) map[string]bool {
 	reach := map[string]bool{from: true}
 	asked := map[[2]string]bool{}
 	for changed := true; changed; {
@@ -140,6 +143,9 @@ func (g *gate) chain(s *seriesData, from string, rounds []*roundData) map[string
 				}
 				ok = Contains(s.repo, c, []string{from})[from] == nil
 				asked[k] = ok
+			}
+			if ok && len(shows) > 0 && shows[0] != nil && shows[0](r) != "" {
+				ok = false
 			}
 			if ok {
 				reach[r.rec.Head] = true

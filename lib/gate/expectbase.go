@@ -1,11 +1,17 @@
 package gate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/packet"
+	"github.com/jaekit/spar/lib/round"
 )
 
 // expectedBase: docs/review-gate.md §3, reason 14b. A series' base is the
@@ -72,6 +78,19 @@ func (g *gate) expectedBase(s *seriesData) {
 			}
 		}
 	}
+	// A round's base and head are round.json's, which anyone who can write
+	// the series edits: a round is credited with its range only when its
+	// packet.md, the packet its reviewers read, is the one round.json names
+	// and shows that range and git's changes over it (packetShows).
+	problems := map[*roundData]string{}
+	shows := func(r *roundData) string {
+		p, ok := problems[r]
+		if !ok {
+			p = packetShows(s.repo, r)
+			problems[r] = p
+		}
+		return p
+	}
 	for _, req := range reqs {
 		var mine []*roundData
 		for _, r := range rounds {
@@ -79,7 +98,7 @@ func (g *gate) expectedBase(s *seriesData) {
 				mine = append(mine, r)
 			}
 		}
-		if g.chain(s, from, mine)[s.head] {
+		if g.chain(s, from, mine, shows)[s.head] {
 			continue
 		}
 		who := fmt.Sprintf("required reviewer %s (%s)", req.Name, req.Preset)
@@ -90,11 +109,56 @@ func (g *gate) expectedBase(s *seriesData) {
 		if len(mine) > 0 {
 			var ranges []string
 			for _, r := range mine {
-				ranges = append(ranges, fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head)))
+				rg := fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head))
+				if p := problems[r]; p != "" {
+					rg += " (not credited: " + p + ")"
+				}
+				ranges = append(ranges, rg)
 			}
 			have = "the completed code reviews of " + who + " cover " + strings.Join(ranges, ", ") + ", which do not chain from " + short(from) + " to " + short(s.head)
 		}
 		g.reason("%s: the code reviews do not cover the change --expect-base %s makes, %s..%s (from its merge base with the gate's head): %s; to clear: review the whole change in a new code round: %s",
 			s.display, shellQuote(g.opts.ExpectBase), short(from), short(s.head), have, runLike(s, &code, name, from, s.head, req.Name))
 	}
+}
+
+// packetShows is "" when the round r's packet.md is the packet round.json
+// names (packet_sha256) and its "## The change" section is the one built
+// from round.json's stage, base, head, series and changed files, and those
+// changed files are what git gives from base to head in repo (with the
+// round's check paths and exclude globs); otherwise what differs. A base
+// edited in round.json alone (a review of the last commit relabelled as
+// one of the whole change) fails here: the packet its reviewers read shows
+// the range they reviewed.
+func packetShows(repo string, r *roundData) string {
+	rec, err := round.ReadRecord(r.abs)
+	if err != nil {
+		return "round.json cannot be read whole"
+	}
+	md, err := round.ReadFile(filepath.Join(r.abs, round.PacketFile))
+	if err != nil {
+		return "its packet.md cannot be read"
+	}
+	sum := sha256.Sum256(md)
+	if hex.EncodeToString(sum[:]) != rec.PacketSHA256 {
+		return "its packet.md is not the packet round.json names"
+	}
+	run := &envelope.Run{Stage: rec.Stage, Base: rec.Base, Head: rec.Head, Series: rec.Series, Changes: rec.Changes, Excluded: rec.Excluded}
+	if !strings.Contains(string(md), packet.ChangeSection(run)) {
+		return "its packet.md shows another change than round.json's base, head and changed files"
+	}
+	changes, excluded, err := packet.Changes(repo, rec.Base, rec.Head, rec.CheckPaths, rec.Config.Exclude)
+	if err != nil {
+		return "git cannot give its change from base to head"
+	}
+	for i := range changes {
+		changes[i].Path, changes[i].OldPath = packet.JSONText(changes[i].Path), packet.JSONText(changes[i].OldPath)
+	}
+	for i := range excluded {
+		excluded[i] = packet.JSONText(excluded[i])
+	}
+	if !slices.Equal(changes, rec.Changes) || !slices.Equal(excluded, rec.Excluded) {
+		return "its changed files are not what git gives from its base to its head"
+	}
+	return ""
 }

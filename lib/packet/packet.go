@@ -338,3 +338,12 @@ func code(s string) string {
 	ticks := strings.Repeat("`", longestRun(s, '`')+1)
 	return ticks + s + ticks
 }
+
+// ChangeSection is packet.md's "## The change" section for run (its stage,
+// base, head, series and changed files), as Markdown writes it: what the
+// gate holds a recorded packet.md to (lib/gate, reason 14b).
+func ChangeSection(run *envelope.Run) string {
+	var b strings.Builder
+	writeChange(&b, run)
+	return JSONText(b.String())
+}
