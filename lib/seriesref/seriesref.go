@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -831,6 +832,12 @@ func remoteGit(repo string, timeout time.Duration, args ...string) ([]byte, erro
 	})
 	err := cmd.Wait()
 	timer.Stop()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// git ended well and a process it started (an ssh master kept
+		// for later connections) still holds the pipes: git's answer
+		// was read whole before they were closed.
+		err = nil
+	}
 	if expired.Load() {
 		return nil, fmt.Errorf("git %s: no end after %gs, %w", args[0], timeout.Seconds(), ErrTimeout)
 	}

@@ -371,3 +371,42 @@ func TestTrust_HangingRemote(t *testing.T) {
 		t.Errorf("the fake ssh ran %d times, want 3 (one per call): %q", len(strings.Fields(string(b))), b)
 	}
 }
+
+// A process git leaves behind holding its pipes (an ssh master kept for
+// later connections) does not fail a transfer that went well: spar waits
+// for it no longer than pipeGrace and takes git's answer.
+func TestRemoteGit_ChildHoldsThePipes(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	git(t, root, "", "init", "-q", "--bare", remote)
+	pids := filepath.Join(root, "pids")
+	// "ssh": leaves a sleeper with its stderr, then runs the real command.
+	ssh := filepath.Join(root, "ssh")
+	script := "#!/bin/sh\n(sleep 30 </dev/null >/dev/null & echo $! >> '" + pids + "')\nwhile [ \"$1\" != host ]; do shift; done\nshift\nexec sh -c \"$*\"\n"
+	if err := os.WriteFile(ssh, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pids)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	t.Setenv("GIT_SSH_COMMAND", ssh)
+	clone := filepath.Join(root, "clone")
+	git(t, root, "", "init", "-q", clone)
+	git(t, clone, "", "remote", "add", "origin", "ssh://host"+remote)
+	n := checkName(t, clone, "s")
+	blob := git(t, clone, "x\n", "hash-object", "-w", "--stdin")
+	commit := commitOf(t, clone, rawTree(t, clone, [3]string{"100644", "round.json", blob}))
+	t0 := time.Now()
+	if err := PushCommit(clone, "origin", n, commit, time.Minute); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	t.Logf("push: %s", time.Since(t0).Round(time.Millisecond))
+	if got, err := RemoteHead(clone, "origin", n, time.Minute); err != nil || got != commit {
+		t.Errorf("ls-remote: %q, %v; want %s", got, err, commit)
+	}
+}
