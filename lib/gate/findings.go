@@ -79,44 +79,72 @@ func label(start, t target) string {
 // judge follows a finding's disposition and its duplicate chain.
 func (s *seriesData) judge(start target) verdict {
 	class := start.f.Class
-	cur := start
+	w := s.dupWalk(start)
 	chain := []string{start.f.ID}
-	seen := map[*finding]bool{start.f: true}
-	var dups []target
-	for {
-		e := cur.r.last[cur.f.ID]
-		if e == nil {
-			if cur == start {
-				return verdict{why: "no disposition"}
-			}
-			return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " ends in a finding with no disposition"}
-		}
-		if e.Disposition != disposition.Duplicate {
-			// The rules table decides, for the class of the finding the
-			// chain starts from and the stage of its round: a line closes
-			// it exactly when spar triage could have written it for it.
-			ok, why := disposition.Closing(class, start.r.rec.Stage, e)
-			if !ok {
-				if cur != start {
-					why = "duplicate chain " + strings.Join(chain, " -> ") + " ends where " + why
-				}
-				return verdict{why: why}
-			}
-			if e.Disposition == disposition.Fixed {
-				return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: dups, end: cur, chain: strings.Join(chain, " -> ")}
-			}
-			return verdict{closed: true}
-		}
-		dups = append(dups, cur)
-		t, ok := s.resolveOf(cur.r, e.Of)
-		if !ok {
-			return verdict{why: fmt.Sprintf("duplicate chain %s -> %s: %q is no finding of this round or an earlier round of the series", strings.Join(chain, " -> "), e.Of, e.Of)}
-		}
+	for _, t := range w.path[1:] {
 		chain = append(chain, label(start, t))
+	}
+	switch {
+	case w.unresolved != "":
+		return verdict{why: fmt.Sprintf("duplicate chain %s -> %s: %q is no finding of this round or an earlier round of the series", strings.Join(chain, " -> "), w.unresolved, w.unresolved)}
+	case w.cycle != nil:
+		return verdict{why: "duplicate chain " + strings.Join(append(chain, label(start, *w.cycle)), " -> ") + " is a cycle"}
+	}
+	cur := w.path[len(w.path)-1]
+	e := cur.r.last[cur.f.ID]
+	if e == nil {
+		if cur == start {
+			return verdict{why: "no disposition"}
+		}
+		return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " ends in a finding with no disposition"}
+	}
+	// The rules table decides, for the class of the finding the chain
+	// starts from and the stage of its round: a line closes it exactly
+	// when spar triage could have written it for it.
+	ok, why := disposition.Closing(class, start.r.rec.Stage, e)
+	if !ok {
+		if cur != start {
+			why = "duplicate chain " + strings.Join(chain, " -> ") + " ends where " + why
+		}
+		return verdict{why: why}
+	}
+	if e.Disposition == disposition.Fixed {
+		return verdict{closed: true, commit: strings.TrimSpace(e.Commit), dups: w.path[:len(w.path)-1], end: cur, chain: strings.Join(chain, " -> ")}
+	}
+	return verdict{closed: true}
+}
+
+// walk is where a finding's duplicate lines lead (dupWalk): the findings
+// passed, the start first and last the one whose last line is no
+// duplicate (or that has none); or how the chain breaks: an of that names
+// no finding (unresolved), or a finding met again (cycle).
+type walk struct {
+	path       []target
+	unresolved string
+	cycle      *target
+}
+
+// dupWalk follows start's duplicate lines, the one way every check of the
+// gate follows a duplicate chain (judge, the repeats' carriesBack).
+func (s *seriesData) dupWalk(start target) walk {
+	w := walk{path: []target{start}}
+	seen := map[*finding]bool{start.f: true}
+	for cur := start; ; {
+		e := cur.r.last[cur.f.ID]
+		if e == nil || e.Disposition != disposition.Duplicate {
+			return w
+		}
+		t, ok := s.resolveOf(cur.r, e.Of)
+		if !ok || t.f == nil {
+			w.unresolved = e.Of
+			return w
+		}
 		if seen[t.f] {
-			return verdict{why: "duplicate chain " + strings.Join(chain, " -> ") + " is a cycle"}
+			w.cycle = &t
+			return w
 		}
 		seen[t.f] = true
+		w.path = append(w.path, t)
 		cur = t
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/envelope"
 )
 
@@ -157,27 +156,6 @@ func clipText(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// dupChain is the findings start's duplicate lines lead through, start
-// first, as judge follows them; it ends at a finding without a duplicate
-// line, an of that names no finding, or a cycle.
-func (s *seriesData) dupChain(start target) []target {
-	out := []target{start}
-	seen := map[*finding]bool{start.f: true}
-	for cur := start; ; {
-		e := cur.r.last[cur.f.ID]
-		if e == nil || e.Disposition != disposition.Duplicate {
-			return out
-		}
-		t, ok := s.resolveOf(cur.r, e.Of)
-		if !ok || t.f == nil || seen[t.f] {
-			return out
-		}
-		seen[t.f] = true
-		out = append(out, t)
-		cur = t
-	}
-}
-
 // carriesBack says why a repeat triaged as a duplicate stays open ("" when
 // it is none such): its duplicate chain reaches the finding it restates, or
 // a finding that finding's own chain leads to. The repeat says that
@@ -186,10 +164,10 @@ func (s *seriesData) dupChain(start target) []target {
 // and repeats").
 func (s *seriesData) carriesBack(rep, t target) string {
 	restated := map[*finding]int{}
-	for i, c := range s.dupChain(t) {
+	for i, c := range s.dupWalk(t).path {
 		restated[c.f] = i
 	}
-	for _, c := range s.dupChain(rep)[1:] {
+	for _, c := range s.dupWalk(rep).path[1:] {
 		i, ok := restated[c.f]
 		if !ok {
 			continue
