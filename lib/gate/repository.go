@@ -39,7 +39,8 @@ func (g *gate) repoFor(series string, rec *round.Record) string {
 				candidates = append(candidates, top)
 			}
 		}
-		if top, err := gitx.TopLevel(series); err == nil {
+		top, topErr := gitx.TopLevel(series)
+		if topErr == nil {
 			candidates = append(candidates, top)
 		}
 		// The path round.json recorded is a candidate only for a series
@@ -48,7 +49,12 @@ func (g *gate) repoFor(series string, rec *round.Record) string {
 		// (docs/trust.md "The gate"). A series reviewed in a throwaway
 		// repository and copied into the reviews/ of the real one was held
 		// against the throwaway repository's HEAD, and passed.
-		if rec.Repo != "" && !underWorkTree(series) {
+		// In no repository by every measure: as its path names it, as
+		// the folder it opens lies (its links followed), and as git finds
+		// one from it. A link from outside every repository to the real
+		// one's reviews/ (out/lnk/s) names no repository, yet opens the
+		// real series (gate/trust_repository_path.txtar).
+		if rec.Repo != "" && topErr != nil && !underWorkTree(series) && !underWorkTree(realPath(series)) {
 			candidates = append(candidates, rec.Repo)
 		}
 		for _, c := range candidates {
@@ -99,6 +105,14 @@ func (g *gate) relocate(series string, rec *round.Record) {
 			d.Path = filepath.Join(repo, rel)
 		}
 	}
+}
+
+// realPath is dir with its links followed; dir itself when they cannot be.
+func realPath(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
 }
 
 // inside is p relative to dir when p lies inside it.
