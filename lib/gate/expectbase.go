@@ -32,8 +32,7 @@ func (g *gate) expectedBase(s *seriesData) {
 	}
 	base, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
 	if err != nil {
-		g.reason("%s: --expect-base %q does not resolve to a commit in the repository %s, so the gate does not know where the change starts; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
-			s.display, g.opts.ExpectBase, s.repo, shellQuote(s.repo), shellQuote(g.opts.ExpectBase+"^{commit}"))
+		g.unresolved(s, "--expect-base", g.opts.ExpectBase, err, ", so the gate does not know where the change starts")
 		return
 	}
 	out, err := gitx.Git(s.repo, "merge-base", "--end-of-options", base, s.head)

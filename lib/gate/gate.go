@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,6 +73,7 @@ type seriesData struct {
 	head         string // the gate's head for this series ("" when it does not resolve)
 	headErr      error  // why the repository's HEAD does not resolve
 	expect       *string
+	expectErr    error // why --expect-head does not resolve
 	// nextRun: the reasons that a new run of the series clears all name one
 	// command (nextRunCommand), with every reviewer they add.
 	nextRunUsed bool
@@ -678,6 +680,7 @@ func (g *gate) resolveHeads() {
 	}
 	g.rec.ExpectHead = &ExpectHead{Rev: g.opts.ExpectHead}
 	byRepo := map[string]*string{}
+	expectErr := map[string]error{}
 	first := true
 	for _, s := range g.series {
 		if s.latest == nil {
@@ -685,12 +688,13 @@ func (g *gate) resolveHeads() {
 		}
 		c, done := byRepo[s.repo]
 		if !done {
-			if id, err := gitx.ResolveCommit(s.repo, g.opts.ExpectHead); err == nil {
+			id, err := gitx.ResolveCommit(s.repo, g.opts.ExpectHead)
+			if err == nil {
 				c = &id
 			}
-			byRepo[s.repo] = c
+			byRepo[s.repo], expectErr[s.repo] = c, err
 		}
-		s.expect = c
+		s.expect, s.expectErr = c, expectErr[s.repo]
 		if first {
 			g.rec.ExpectHead.Commit = c
 			g.rec.Head = &Head{Commit: c, Source: HeadFromExpect}
@@ -700,6 +704,20 @@ func (g *gate) resolveHeads() {
 			s.head = *c
 		}
 	}
+}
+
+// unresolved is the reason for a revision the user gave (flag: --expect-head,
+// --expect-base) that does not resolve to one commit in s's repository
+// (err: gitx.ResolveCommit's); what adds why the gate needs it.
+func (g *gate) unresolved(s *seriesData, flag, rev string, err error, what string) {
+	var amb *gitx.AmbiguousError
+	if errors.As(err, &amb) {
+		g.reason("%s: %s %q is both the ref %s and the start of an object id in the repository %s, which git would take for the ref%s; to clear: give the whole commit id, or the ref's full name (%s)",
+			s.display, flag, rev, amb.Ref, s.repo, what, amb.Ref)
+		return
+	}
+	g.reason("%s: %s %q does not resolve to a commit in the repository %s%s; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
+		s.display, flag, rev, s.repo, what, shellQuote(s.repo), shellQuote(rev+"^{commit}"))
 }
 
 // headMismatch: docs/review-gate.md §3, the series' latest round reviewed another
@@ -723,8 +741,7 @@ func (g *gate) headMismatch(s *seriesData) {
 		return
 	}
 	if s.expect == nil {
-		g.reason("%s: --expect-head %q does not resolve to a commit in the repository %s; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
-			s.display, g.opts.ExpectHead, s.repo, shellQuote(s.repo), shellQuote(g.opts.ExpectHead+"^{commit}"))
+		g.unresolved(s, "--expect-head", g.opts.ExpectHead, s.expectErr, "")
 		return
 	}
 	if *s.expect != s.latest.rec.Head {

@@ -137,7 +137,15 @@ func ambiguousHex(dir, rev string) error {
 	if strings.TrimSpace(string(objs)) == "" {
 		return nil
 	}
-	return fmt.Errorf("%q is both the ref %s and the start of an object id: give the whole commit id, or the ref's full name", rev, ref)
+	return &AmbiguousError{Rev: rev, Ref: ref}
+}
+
+// AmbiguousError is a short hexadecimal revision that is both the name of
+// the ref Ref and the start of an object id (ResolveCommit).
+type AmbiguousError struct{ Rev, Ref string }
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q is both the ref %s and the start of an object id: give the whole commit id, or the ref's full name", e.Rev, e.Ref)
 }
 
 // TreeID returns the tree ID of a full commit ID.
