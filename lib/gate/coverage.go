@@ -59,7 +59,7 @@ func (g *gate) coverage(s *seriesData) {
 				mine = append(mine, r)
 			}
 		}
-		reach := g.chain(s, from, mine)
+		reach := g.chain(s, from, mine, nil)
 		if reach[s.head] {
 			continue
 		}
@@ -121,7 +121,7 @@ func reviewedFrom(rec *round.Record) string {
 //
 // With shows not nil, a round is credited only when shows gives "" for it
 // (asked once, of the rounds the chain would credit).
-func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows ...func(*roundData) string) map[string]bool {
+func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows func(*roundData) string) map[string]bool {
 	reach := map[string]bool{from: true}
 	asked := map[[2]string]bool{}
 	for changed := true; changed; {
@@ -144,7 +144,7 @@ func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows ...f
 				ok = Contains(s.repo, c, []string{from})[from] == nil
 				asked[k] = ok
 			}
-			if ok && len(shows) > 0 && shows[0] != nil && shows[0](r) != "" {
+			if ok && shows != nil && shows(r) != "" {
 				ok = false
 			}
 			if ok {

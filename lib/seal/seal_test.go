@@ -97,15 +97,7 @@ func TestTrust_SealedRoundEdited(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := roundDir(t)
-			if err := Sign(key, dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := edit(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := Verify(key, dir); err == nil || errors.Is(err, ErrNoSeal) {
-				t.Errorf("after %s: %v, want a seal that does not match", name, err)
-			}
+			editBreaksSeal(t, dir, name, edit)
 		})
 	}
 }
@@ -152,15 +144,7 @@ func TestTrust_SealReviewerFolderNamedTmp(t *testing.T) {
 			os.MkdirAll(filepath.Join(dir, "r.tmp"), 0o755)
 			os.WriteFile(filepath.Join(dir, "r.tmp", "stdout"), []byte(`{"type":"item.completed"}`+"\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "r.tmp", "result.json"), []byte(`{"verdict":"clean"}`), 0o644)
-			if err := Sign(key, dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := edit(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := Verify(key, dir); err == nil || errors.Is(err, ErrNoSeal) {
-				t.Errorf("after %s: %v, want a seal that does not match", name, err)
-			}
+			editBreaksSeal(t, dir, name, edit)
 		})
 	}
 	t.Run("the round folder a link", func(t *testing.T) {
@@ -171,4 +155,19 @@ func TestTrust_SealReviewerFolderNamedTmp(t *testing.T) {
 			t.Error("sealed a round folder that is a link")
 		}
 	})
+}
+
+// editBreaksSeal seals the round folder dir, runs edit on it and wants the
+// seal not to verify any more.
+func editBreaksSeal(t *testing.T, dir, name string, edit func(string) error) {
+	t.Helper()
+	if err := Sign(key, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := edit(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(key, dir); err == nil || errors.Is(err, ErrNoSeal) {
+		t.Errorf("after %s: %v, want a seal that does not match", name, err)
+	}
 }

@@ -331,21 +331,8 @@ func TestTrust_FetchWritesEachFileNew(t *testing.T) {
 // running, and nothing moves: no ref of the series, fetched or not.
 func TestTrust_HangingRemote(t *testing.T) {
 	root := t.TempDir()
-	pids := filepath.Join(root, "pids")
-	ssh := filepath.Join(root, "ssh")
 	// The "ssh" git starts: it writes its pid and never answers.
-	if err := os.WriteFile(ssh, []byte("#!/bin/sh\necho $$ >> '"+pids+"'\nexec sleep 600\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b, _ := os.ReadFile(pids)
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	t.Setenv("GIT_SSH_COMMAND", ssh)
+	pids := fakeSSH(t, root, "echo $$ >> \"$PIDS\"\nexec sleep 600\n")
 	clone := filepath.Join(root, "clone")
 	git(t, root, "", "init", "-q", clone)
 	git(t, clone, "", "remote", "add", "origin", "ssh://hang.invalid/x.git")
@@ -379,22 +366,8 @@ func TestRemoteGit_ChildHoldsThePipes(t *testing.T) {
 	root := t.TempDir()
 	remote := filepath.Join(root, "remote.git")
 	git(t, root, "", "init", "-q", "--bare", remote)
-	pids := filepath.Join(root, "pids")
 	// "ssh": leaves a sleeper with its stderr, then runs the real command.
-	ssh := filepath.Join(root, "ssh")
-	script := "#!/bin/sh\n(sleep 30 </dev/null >/dev/null & echo $! >> '" + pids + "')\nwhile [ \"$1\" != host ]; do shift; done\nshift\nexec sh -c \"$*\"\n"
-	if err := os.WriteFile(ssh, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b, _ := os.ReadFile(pids)
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	t.Setenv("GIT_SSH_COMMAND", ssh)
+	fakeSSH(t, root, "(sleep 30 </dev/null >/dev/null & echo $! >> \"$PIDS\")\nwhile [ \"$1\" != host ]; do shift; done\nshift\nexec sh -c \"$*\"\n")
 	clone := filepath.Join(root, "clone")
 	git(t, root, "", "init", "-q", clone)
 	git(t, clone, "", "remote", "add", "origin", "ssh://host"+remote)
@@ -409,4 +382,25 @@ func TestRemoteGit_ChildHoldsThePipes(t *testing.T) {
 	if got, err := RemoteHead(clone, "origin", n, time.Minute); err != nil || got != commit {
 		t.Errorf("ls-remote: %q, %v; want %s", got, err, commit)
 	}
+}
+
+// fakeSSH makes the ssh git runs (GIT_SSH_COMMAND) the shell script body,
+// in which $PIDS names a file to write the process IDs to kill at the
+// test's end into; it returns that file.
+func fakeSSH(t *testing.T, root, body string) string {
+	t.Helper()
+	pids, ssh := filepath.Join(root, "pids"), filepath.Join(root, "ssh")
+	if err := os.WriteFile(ssh, []byte("#!/bin/sh\nPIDS='"+pids+"'\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pids)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	t.Setenv("GIT_SSH_COMMAND", ssh)
+	return pids
 }
