@@ -241,7 +241,7 @@ func (g *gate) findings(s *seriesData) {
 		if !v.closed {
 			c.Open++
 			g.judge(r, f.ID, v.why, hint(), true)
-			g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint())
+			g.reason(openCode(f.Class), "%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, v.why, hint())
 			g.menu(f.Class)
 			continue
 		}
@@ -257,7 +257,11 @@ func (g *gate) findings(s *seriesData) {
 				if err != nil {
 					clear = unshallow(s)
 				}
-				g.reason("%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, why, clear)
+				code := Code("11p")
+				if err != nil {
+					code = "11s"
+				}
+				g.reason(code, "%s: round %s: %s %s is open (%s); to clear: %s", s.display, r.name, f.Class, f.ID, why, clear)
 				if err == nil {
 					g.menu(f.Class)
 				}
@@ -266,13 +270,13 @@ func (g *gate) findings(s *seriesData) {
 			if d, err := refound(v, contained2); err != nil {
 				c.Open++
 				g.judge(r, f.ID, fmt.Sprintf("whether the %s was found again after the fix %s, in round %s, cannot be told in a shallow clone", f.Class, v.commit, d.r.name), hint(), true)
-				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but %v: round %s may have found it again after the fix); to clear: %s",
+				g.reason("11s", "%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but %v: round %s may have found it again after the fix); to clear: %s",
 					s.display, r.name, f.Class, f.ID, v.chain, v.commit, err, d.r.name, unshallow(s))
 				continue
 			} else if d != nil {
 				c.Open++
 				g.judge(r, f.ID, fmt.Sprintf("the %s was found again after the fix %s, in round %s", f.Class, v.commit, d.r.name), hint(), true)
-				g.reason("%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit, then %s",
+				g.reason(openCode(f.Class), "%s: round %s: %s %s is open (duplicate chain %s ends in fixed by the commit %s, but round %s reviewed the head %s, which contains that commit: the %s was found again after the fix); to clear: fix it in a new commit, then %s",
 					s.display, r.name, f.Class, f.ID, v.chain, v.commit, d.r.name, d.r.rec.Head, f.Class, hint())
 				g.menu(f.Class)
 				continue
@@ -284,7 +288,7 @@ func (g *gate) findings(s *seriesData) {
 		c.Open++
 		if errors.Is(res, errNotAncestor) {
 			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the head %s does not contain", v.commit, s.head), hint(), true)
-			g.reason("%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
+			g.reason("11", "%s: round %s: %s %s is fixed by the commit %s, which the gate's head %s does not contain; to clear: merge the fix into the head, then review the new head: %s",
 				s.display, r.name, f.Class, f.ID, v.commit, s.head, s.runCommand(s.latest.rec.Base, "REV"))
 			g.menu(f.Class)
 			continue
@@ -292,12 +296,12 @@ func (g *gate) findings(s *seriesData) {
 		var se *shallowError
 		if errors.As(res, &se) {
 			g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which the shallow clone cannot tell the head %s contains", v.commit, s.head), hint(), true)
-			g.reason("%s: round %s: %s %s is fixed by the commit %s, but %v; to clear: %s",
+			g.reason("11s", "%s: round %s: %s %s is fixed by the commit %s, but %v; to clear: %s",
 				s.display, r.name, f.Class, f.ID, v.commit, res, unshallow(s))
 			continue
 		}
 		g.judge(r, f.ID, fmt.Sprintf("fixed by the commit %s, which does not resolve to a commit", v.commit), hint(), true)
-		g.reason("%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: triage it again: %s",
+		g.reason("11u", "%s: round %s: %s %s is fixed by the commit %s, which does not resolve to a commit in the repository %s (%v); to clear: triage it again: %s",
 			s.display, r.name, f.Class, f.ID, v.commit, s.repo, res, hint())
 		g.menu(f.Class)
 	}

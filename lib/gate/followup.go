@@ -49,7 +49,7 @@ func (g *gate) followUps(s *seriesData) {
 		if problem == "" {
 			continue
 		}
-		g.reason("%s: round %s: round.json does not follow from the series: %s; to clear: restore the round's records as spar wrote them, or run a new round: %s",
+		g.reason("8u", "%s: round %s: round.json does not follow from the series: %s; to clear: restore the round's records as spar wrote them, or run a new round: %s",
 			s.display, r.name, problem, s.nextRun())
 	}
 }

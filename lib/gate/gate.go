@@ -74,10 +74,8 @@ type seriesData struct {
 	headErr      error  // why the repository's HEAD does not resolve
 	expect       *string
 	expectErr    error // why --expect-head does not resolve
-	// nextRun: the reasons that a new run of the series clears all name one
-	// command (nextRunCommand), with every reviewer they add.
-	nextRunUsed bool
-	nextRunAdd  []string
+	// nextRunAdd: the reviewers the series' next run adds (nextRun).
+	nextRunAdd []string
 }
 
 type listedRound struct {
@@ -112,6 +110,7 @@ func runKeeping(o Options, keep bool) *gate {
 	rec := &Record{
 		Schema:             Schema,
 		Reasons:            []string{},
+		ReasonDetails:      []ReasonDetail{},
 		Rounds:             []RoundRef{},
 		RequiredReviewers:  []Required{},
 		Growth:             []Growth{},
@@ -174,6 +173,10 @@ type gate struct {
 	// and id.
 	blobCache map[string][]byte
 	blobsMu   sync.Mutex
+	// diffs are the paths that differ between pairs of commits, per
+	// repository (content.go).
+	diffs   map[[3]string]pathSet
+	diffsMu sync.Mutex
 	// repos is the repository of each series folder (repository.go).
 	repos   map[string]string
 	reposMu sync.Mutex
@@ -185,32 +188,6 @@ type openFinding struct {
 	why    string
 	hint   string
 	blocks bool
-}
-
-// reason adds one blocked reason, "<problem>; to clear: <what clears it>".
-// It is one line: a control character that reaches it from a record (a file
-// name, an error) is shown escaped. The format's "; to clear: " splits it,
-// and its arguments with it, into the Reason the readable forms show
-// (report.go); a format without it is a problem only.
-func (g *gate) reason(format string, args ...any) {
-	if g.tallyOnly {
-		return
-	}
-	problem, clear := format, ""
-	var pArgs, cArgs []any = args, nil
-	if i := strings.Index(format, clearSep); i >= 0 {
-		n := verbs(format[:i])
-		problem, clear = format[:i], format[i+len(clearSep):]
-		pArgs, cArgs = args[:n], args[n:]
-	}
-	r := Reason{Problem: oneLineText(fmt.Sprintf(problem, pArgs...))}
-	line := r.Problem
-	if clear != "" {
-		r.Clear = oneLineText(fmt.Sprintf(clear, cArgs...))
-		line += clearSep + r.Clear
-	}
-	g.reasons = append(g.reasons, r)
-	g.rec.Reasons = append(g.rec.Reasons, line)
 }
 
 // clearSep ends a reason's problem and starts what clears it (docs/review-gate.md §3).
@@ -400,6 +377,7 @@ func (g *gate) decide() {
 		g.listedProblems(s, fix)
 		g.missingRounds(s, fix)
 		g.removedRounds(s)
+		g.dangling(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
 		g.staleDocuments(s)
@@ -414,27 +392,24 @@ func (g *gate) decide() {
 		g.expectedBase(s)
 		g.growth(s)
 	}
-	g.fillNextRuns()
+	g.finish()
 }
 
-// nextRun is the one spar run that clears every reason of the series that a
-// new run clears (a head the latest round did not review, a changed
-// document, a required reviewer without a review): the reasons name it by
-// a placeholder, and fillNextRuns writes the same command into each, so
-// that the commands they suggest are one sequence, never several runs into
-// one folder with different heads or reviewers. add names reviewers the
-// run must include (a required reviewer missing from a --reviewers list).
-func (s *seriesData) nextRun(add ...string) string {
-	s.nextRunUsed = true
+// nextRun is the one spar run that clears every reason of the series that
+// a new run clears (a head the latest round did not review, a changed
+// document, a required reviewer without a review): the reasons hold it as
+// their last argument (reason, finish), so that the commands they suggest
+// are one, never several runs into one folder with different heads or
+// reviewers. add names reviewers the run must include (a required reviewer
+// missing from a --reviewers list).
+func (s *seriesData) nextRun(add ...string) nextRunArg {
 	for _, a := range add {
 		if !contains(s.nextRunAdd, a) {
 			s.nextRunAdd = append(s.nextRunAdd, a)
 		}
 	}
-	return s.nextRunToken()
+	return nextRunArg{s}
 }
-
-func (s *seriesData) nextRunToken() string { return "@@spar-next-run:" + s.abs + "@@" }
 
 // nextRunCommand repeats the latest counted round's arguments for the head
 // the gate checks (the repository's HEAD, or --expect-head; the latest
@@ -445,21 +420,6 @@ func (s *seriesData) nextRunCommand() string {
 		head = s.latest.rec.Head
 	}
 	return runLike(s, s.latest.rec, s.latest.name, s.latest.rec.Base, head, s.nextRunAdd...)
-}
-
-func (g *gate) fillNextRuns() {
-	for _, s := range g.series {
-		if !s.nextRunUsed {
-			continue
-		}
-		tok, cmd := s.nextRunToken(), s.nextRunCommand()
-		for i := range g.reasons {
-			g.reasons[i].Clear = strings.ReplaceAll(g.reasons[i].Clear, tok, cmd)
-		}
-		for i := range g.rec.Reasons {
-			g.rec.Reasons[i] = strings.ReplaceAll(g.rec.Reasons[i], tok, cmd)
-		}
-	}
 }
 
 // removedRounds blocks when a counted round of the series is gone: spar
@@ -493,7 +453,7 @@ func (g *gate) removedRounds(s *seriesData) {
 	for _, st := range stages {
 		for n := 1; n < top[st]; n++ {
 			if !have[st][n] {
-				g.reason("%s: counted %s round number %d of the series is missing (the series has counted %s rounds up to number %d): a round folder was removed, and with it its findings; to clear: restore it, or review the change in a new series",
+				g.reason("5r", "%s: counted %s round number %d of the series is missing (the series has counted %s rounds up to number %d): a round folder was removed, and with it its findings; to clear: restore it, or review the change in a new series",
 					s.display, st, n, st, top[st])
 			}
 		}
@@ -574,7 +534,7 @@ func (s *seriesData) missing() []*roundData {
 // the round again (for real) is what clears it.
 func (g *gate) listedProblems(s *seriesData, fix []string) {
 	if s.whole && len(s.listed) == 0 {
-		g.reason("%s: the series holds no round to gate (%s); to clear: review the change into it: spar run --stage STAGE --base REV --head REV --out %s",
+		g.reason("1", "%s: the series holds no round to gate (%s); to clear: review the change into it: spar run --stage STAGE --base REV --head REV --out %s",
 			s.display, s.listErr, shellQuote(filepath.Join(s.display, "NAME")))
 	}
 	for _, l := range s.listed {
@@ -587,23 +547,23 @@ func (g *gate) listedProblems(s *seriesData, fix []string) {
 		case r.state == unreadable && !removable(l.abs):
 			// Never advise removing a folder that holds other rounds or
 			// series: removing it would remove them.
-			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so list its rounds or series instead",
+			g.reason("1", "%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so list its rounds or series instead",
 				s.display, name, r.err)
 		case r.state == unreadable:
-			g.reason("%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
+			g.reason("1", "%s: round %s is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s and run the round again",
 				s.display, name, r.err, shellQuote(l.display))
 		case r.state == unfinished && len(fix) > 0:
-			g.reason("%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or leave it out of the list: %s",
+			g.reason("2", "%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or leave it out of the list: %s",
 				s.display, name, trimUnfinished(r.err), g.gateCommand(fix, ""))
 		case r.state == unfinished:
-			g.reason("%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or run it again: %s",
+			g.reason("2", "%s: round %s stopped before recording findings (%v); to clear: wait for spar to finish recording it if a run is still going, or run it again: %s",
 				s.display, name, trimUnfinished(r.err), s.runAgain(l))
 		case r.dryRun() && len(fix) > 0:
-			g.reason("%s: round %s is a dry run; to clear: leave it out of the list: %s", s.display, name, g.gateCommand(fix, ""))
+			g.reason("3", "%s: round %s is a dry run; to clear: leave it out of the list: %s", s.display, name, g.gateCommand(fix, ""))
 		case r.dryRun():
-			g.reason("%s: round %s is a dry run, and no other round is listed; to clear: review the change for real: %s", s.display, name, s.runAgain(l))
+			g.reason("3", "%s: round %s is a dry run, and no other round is listed; to clear: review the change for real: %s", s.display, name, s.runAgain(l))
 		case r.waiversErr != nil:
-			g.reason("%s: round %s: %v; to clear: restore waivers.jsonl as spar waive wrote it", s.display, name, r.waiversErr)
+			g.reason("4", "%s: round %s: %v; to clear: restore waivers.jsonl as spar waive wrote it", s.display, name, r.waiversErr)
 		}
 	}
 }
@@ -633,16 +593,16 @@ func trimUnfinished(err error) string {
 func (g *gate) missingRounds(s *seriesData, fix []string) {
 	for _, r := range s.missing() {
 		if r.state == unreadable && !removable(filepath.Join(s.abs, r.name)) {
-			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so never remove it",
+			g.reason("5u", "%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round); it holds round folders of its own, so never remove it",
 				s.display, r.name, r.err)
 			continue
 		}
 		if r.state == unreadable {
-			g.reason("%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s",
+			g.reason("5u", "%s: round %s of the series is not in the gate list and is unreadable (%v); to clear: restore its records as spar wrote them (or gate again once spar finishes writing the round), or remove the round folder %s",
 				s.display, r.name, r.err, shellQuote(s.dirOf(r)))
 			continue
 		}
-		g.reason("%s: round %s of the series is not in the gate list; to clear: %s", s.display, r.name, g.gateCommand(fix, ""))
+		g.reason("5", "%s: round %s of the series is not in the gate list; to clear: %s", s.display, r.name, g.gateCommand(fix, ""))
 	}
 }
 
@@ -709,14 +669,14 @@ func (g *gate) resolveHeads() {
 // unresolved is the reason for a revision the user gave (flag: --expect-head,
 // --expect-base) that does not resolve to one commit in s's repository
 // (err: gitx.ResolveCommit's); what adds why the gate needs it.
-func (g *gate) unresolved(s *seriesData, flag, rev string, err error, what string) {
+func (g *gate) unresolved(s *seriesData, code Code, flag, rev string, err error, what string) {
 	var amb *gitx.AmbiguousError
 	if errors.As(err, &amb) {
-		g.reason("%s: %s %q is both the ref %s and the start of an object id in the repository %s, which git would take for the ref%s; to clear: give the whole commit id, or the ref's full name (%s)",
+		g.reason("6a", "%s: %s %q is both the ref %s and the start of an object id in the repository %s, which git would take for the ref%s; to clear: give the whole commit id, or the ref's full name (%s)",
 			s.display, flag, rev, amb.Ref, s.repo, what, amb.Ref)
 		return
 	}
-	g.reason("%s: %s %q does not resolve to a commit in the repository %s%s; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
+	g.reason(code, "%s: %s %q does not resolve to a commit in the repository %s%s; to clear: give a revision that git resolves to a commit there, as checked by: git -C %s rev-parse --verify %s",
 		s.display, flag, rev, s.repo, what, shellQuote(s.repo), shellQuote(rev+"^{commit}"))
 }
 
@@ -730,22 +690,22 @@ func (g *gate) headMismatch(s *seriesData) {
 	}
 	if !g.opts.ExpectHeadGiven {
 		if s.headErr != nil {
-			g.reason("%s: the HEAD of the repository %s does not resolve to a commit (%v), so the gate has no head to hold round %s against; to clear: check out the reviewed work there, or give the head the work must be at: %s",
+			g.reason("7u", "%s: the HEAD of the repository %s does not resolve to a commit (%v), so the gate has no head to hold round %s against; to clear: check out the reviewed work there, or give the head the work must be at: %s",
 				s.display, s.repo, s.headErr, s.latest.name, g.gateCommand(g.fixedList(), "REV"))
 			return
 		}
 		if s.head != s.latest.rec.Head {
-			g.reason("%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
+			g.reason("7h", "%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
 				s.display, s.latest.name, s.latest.rec.Head, s.head, s.nextRun())
 		}
 		return
 	}
 	if s.expect == nil {
-		g.unresolved(s, "--expect-head", g.opts.ExpectHead, s.expectErr, "")
+		g.unresolved(s, "6", "--expect-head", g.opts.ExpectHead, s.expectErr, "")
 		return
 	}
 	if *s.expect != s.latest.rec.Head {
-		g.reason("%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
+		g.reason("7", "%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
 			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.nextRun())
 	}
 }
@@ -763,10 +723,10 @@ func (g *gate) staleDocuments(s *seriesData) {
 		b, err := document.ReadBytes(d.Path)
 		switch {
 		case err != nil:
-			g.reason("%s: round %s: the %s document %s (%s) cannot be read (%s); to clear: run a new round: %s",
+			g.reason("8", "%s: round %s: the %s document %s (%s) cannot be read (%s); to clear: run a new round: %s",
 				s.display, s.latest.name, d.Role, d.Name, d.Path, strings.TrimPrefix(err.Error(), "cannot be read: "), s.nextRun())
 		case round.SHA256(b) != d.SHA256:
-			g.reason("%s: round %s: the %s document %s (%s) changed since the round (sha256 %s, now %s); to clear: run a new round: %s",
+			g.reason("8", "%s: round %s: the %s document %s (%s) changed since the round (sha256 %s, now %s); to clear: run a new round: %s",
 				s.display, s.latest.name, d.Role, d.Name, d.Path, d.SHA256, round.SHA256(b), s.nextRun())
 		}
 	}
@@ -830,14 +790,10 @@ func (g *gate) requiredReviewers(s *seriesData) {
 			continue
 		}
 		if doubt != "" {
-			g.reason("%s: round %s: required reviewer %s (%s) completed, but %s: a native review counts only when recorded from the subagent's transcript showing prompt.md read and no other warning; to clear: review again in a new round and record the subagent's transcript there (spar record ROUND --reviewer %s --transcript FILE): %s",
+			g.reason("12n", "%s: round %s: required reviewer %s (%s) completed, but %s: a native review counts only when recorded from the subagent's transcript showing prompt.md read and no other warning; to clear: review again in a new round and record the subagent's transcript there (spar record ROUND --reviewer %s --transcript FILE): %s",
 				s.display, where.name, req.Name, req.Preset, doubt, shellQuote(req.Name), s.nextRun())
 			g.menu(waiverMenu)
 			continue
-		}
-		clear := "rerun it: " + s.nextRun(req.Name)
-		if status == envelope.StatusPending {
-			clear = "record its review: spar record " + shellQuote(s.dirOf(where)) + " --reviewer " + shellQuote(req.Name) + " --transcript FILE"
 		}
 		// A follow-up round credits its reviewers with the delta it put
 		// first: without this reviewer's review that range is unreviewed
@@ -846,8 +802,13 @@ func (g *gate) requiredReviewers(s *seriesData) {
 		if fu := s.latest.rec.FollowUp; fu != nil && fu.Since != "" && fu.Since != s.latest.rec.Head {
 			uncovered = fmt.Sprintf(", so the change %s..%s that follow-up round put first is not covered for it", short(fu.Since), short(s.latest.rec.Head))
 		}
-		g.reason("%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver%s; to clear: %s",
-			s.display, s.latest.name, req.Name, req.Preset, status, uncovered, clear)
+		if status == envelope.StatusPending {
+			g.reason("12", "%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver%s; to clear: record its review: spar record %s --reviewer %s --transcript FILE",
+				s.display, s.latest.name, req.Name, req.Preset, status, uncovered, shellQuote(s.dirOf(where)), shellQuote(req.Name))
+		} else {
+			g.reason("12", "%s: round %s: required reviewer %s (%s) has no completed review of the series' latest input (status: %s) and no waiver%s; to clear: rerun it: %s",
+				s.display, s.latest.name, req.Name, req.Preset, status, uncovered, s.nextRun(req.Name))
+		}
 		g.menu(waiverMenu)
 	}
 }

@@ -103,7 +103,8 @@ func TestShellQuote(t *testing.T) {
 // A reason is one line even when a record brings a control character.
 func TestReasonOneLine(t *testing.T) {
 	g := &gate{rec: &Record{}}
-	g.reason("round %s: %s", "a\nb", "c\td")
+	g.reason("1", "round %s: %s", "a\nb", "c\td")
+	g.finish()
 	if len(g.rec.Reasons) != 1 || strings.ContainsAny(g.rec.Reasons[0], "\n\t") || g.rec.Reasons[0] != `round a\nb: c\td` {
 		t.Errorf("%q", g.rec.Reasons)
 	}

@@ -27,7 +27,7 @@ func (g *gate) agentInputs(s *seriesData) {
 			if d.Role == "config" {
 				what = "the project configuration " + d.Path
 			}
-			g.reason("%s: round %s: %s differed from the head commit's version when the round read it (%s): the reviewers and the classification saw what the head does not hold; to clear: commit it and run a new round on the new head: %s",
+			g.reason("9d", "%s: round %s: %s differed from the head commit's version when the round read it (%s): the reviewers and the classification saw what the head does not hold; to clear: commit it and run a new round on the new head: %s",
 				s.display, r.name, what, d.Change, s.runCommand(s.latest.rec.Base, "REV"))
 		}
 	}
@@ -67,7 +67,7 @@ func (g *gate) agentInputs(s *seriesData) {
 			g.state(r, f.ID, false)
 			g.judge(r, f.ID, "a "+f.Class+" only through the uncommitted check path "+f.CheckPath+"; as the "+f.CommittedClass+" the committed check paths make it: "+why,
 				triageHint(s.dirOf(r), f.ID, f.CommittedClass, r.rec.Stage), true)
-			g.reason("%s: round %s: %s %s is %s only through the check path %s, which the committed %s does not list (by the committed check paths it is a %s, and as one it is open: %s); to clear: triage it as a %s would be: %s",
+			g.reason("9c", "%s: round %s: %s %s is %s only through the check path %s, which the committed %s does not list (by the committed check paths it is a %s, and as one it is open: %s); to clear: triage it as a %s would be: %s",
 				s.display, r.name, f.Class, f.ID, f.Class, shellQuote(f.CheckPath), config.ProjectFile, f.CommittedClass, why,
 				f.CommittedClass, triageHint(s.dirOf(r), f.ID, f.CommittedClass, r.rec.Stage))
 			g.menu(f.CommittedClass)

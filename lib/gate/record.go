@@ -18,14 +18,17 @@ const (
 
 // Record is the review-gate/v1 record `spar gate` prints and writes to --out.
 type Record struct {
-	Schema            string      `json:"schema"`
-	State             string      `json:"state"`
-	Reasons           []string    `json:"reasons"`
-	Rounds            []RoundRef  `json:"rounds"`
-	RequiredReviewers []Required  `json:"required_reviewers"`
-	Findings          ClassCounts `json:"findings"`
-	AutoDeferred      int         `json:"auto_deferred"`
-	Growth            []Growth    `json:"growth"`
+	Schema  string   `json:"schema"`
+	State   string   `json:"state"`
+	Reasons []string `json:"reasons"`
+	// ReasonDetails are the reasons as data, in the same order: each one's
+	// code (reasons.go) beside its problem and what clears it.
+	ReasonDetails     []ReasonDetail `json:"reason_details"`
+	Rounds            []RoundRef     `json:"rounds"`
+	RequiredReviewers []Required     `json:"required_reviewers"`
+	Findings          ClassCounts    `json:"findings"`
+	AutoDeferred      int            `json:"auto_deferred"`
+	Growth            []Growth       `json:"growth"`
 	// Head is the gate's head of the first series and where it came from
 	// (docs/review-gate.md §3: --expect-head, else the repository's HEAD).
 	Head       *Head       `json:"head"`

@@ -96,7 +96,7 @@ func (g *gate) repeat(s *seriesData, r *roundData, f *finding, t target) {
 		return
 	}
 	newEv, oldEv := g.evidence(r, f.ID), g.evidence(t.r, t.f.ID)
-	g.reason("%s: round %s: %s %s restates %s, %s (%s); its new evidence: %s; the earlier finding's: %s; to clear: %s",
+	g.reason("9r", "%s: round %s: %s %s restates %s, %s (%s); its new evidence: %s; the earlier finding's: %s; to clear: %s",
 		s.display, r.name, f.Class, f.ID, of, what.long, why, newEv, oldEv, what.clear+hint)
 	g.menu(as.Class)
 }

@@ -21,12 +21,16 @@ type Report struct {
 // does (CommandOf); a reason that only restoring records by hand clears has
 // none.
 type Reason struct {
+	// Code is the kind of reason (reasons.go, docs/review-gate.md §3).
+	Code    Code
 	Problem string
 	Clear   string
 	// Menu is the class of finding (or waiverMenu) whose closing
 	// dispositions clear it too; the readable forms list each once, after
 	// the reasons (MenuLine). "" when none.
 	Menu string
+	// run: the series whose next run ends Clear, until finish writes it.
+	run *seriesData
 }
 
 // waiverMenu is the Menu of a required reviewer without a review: a waiver

@@ -13,13 +13,14 @@ import (
 // with each part, so that the record's line and the Reason agree.
 func TestReasonSplit(t *testing.T) {
 	g := &gate{rec: &Record{}}
-	g.reason("%s: round %s at 100%% (%d)%s to clear: %s %q", "s", "r", 3, ";", "spar gate", "x y")
-	g.reason("%s: round %s: %v; to clear: spar triage %s %s", "s", "a\nb", "bad", "dir", "id")
-	g.reason("only a problem %s", "here")
+	g.reason("1", "%s: round %s at 100%% (%d)%s to clear: %s %q", "s", "r", 3, ";", "spar gate", "x y")
+	g.reason("9", "%s: round %s: %v; to clear: spar triage %s %s", "s", "a\nb", "bad", "dir", "id")
+	g.reason("13", "only a problem %s", "here")
+	g.finish()
 	want := []Reason{
-		{Problem: `s: round r at 100% (3); to clear: spar gate "x y"`},
-		{Problem: `s: round a\nb: bad`, Clear: "spar triage dir id"},
-		{Problem: "only a problem here"},
+		{Code: "1", Problem: `s: round r at 100% (3); to clear: spar gate "x y"`},
+		{Code: "9", Problem: `s: round a\nb: bad`, Clear: "spar triage dir id"},
+		{Code: "13", Problem: "only a problem here"},
 	}
 	// The first format has no "; to clear: " of its own: it is all problem.
 	for i, w := range want {
@@ -28,6 +29,9 @@ func TestReasonSplit(t *testing.T) {
 		}
 		if g.rec.Reasons[i] != w.Line() {
 			t.Errorf("record %d: %q, want %q", i, g.rec.Reasons[i], w.Line())
+		}
+		if d := g.rec.ReasonDetails[i]; d.Code != w.Code || d.Problem != w.Problem || d.Clear != w.Clear {
+			t.Errorf("record detail %d: %+v, want %+v", i, d, w)
 		}
 	}
 	g.menu("defect")
@@ -241,8 +245,9 @@ func TestTrust_RecordTextOnTheTerminal(t *testing.T) {
 		t.Errorf("spar status shows a raw control or bidi character at %d:\n%q", i, st.Text())
 	}
 	g := &gate{rec: &Record{}}
-	g.reason("%s: round %s: location %s; to clear: %s", "s", "code-1", hostile, "spar triage")
-	g.reason("%s: round %s: location %s; to clear: %s", "s", "code-1", "app.go ‮evil 2J", "spar triage")
+	g.reason("9", "%s: round %s: location %s; to clear: %s", "s", "code-1", hostile, "spar triage")
+	g.reason("9", "%s: round %s: location %s; to clear: %s", "s", "code-1", "app.go ‮evil 2J", "spar triage")
+	g.finish()
 	for _, line := range g.rec.Reasons {
 		if i := raw(line); i >= 0 {
 			t.Errorf("a reason shows a raw control or bidi character at %d: %q", i, line)

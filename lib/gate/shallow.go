@@ -75,6 +75,6 @@ func (g *gate) shallowHistory(s *seriesData) {
 			depth = strings.TrimSpace(string(b))
 		}
 	}
-	g.reason("%s: the repository %s is a shallow clone (%s commits from the gate's head) that lacks %s: the gate re-derives each round from the commits it reviewed; to clear: %s",
+	g.reason("7s", "%s: the repository %s is a shallow clone (%s commits from the gate's head) that lacks %s: the gate re-derives each round from the commits it reviewed; to clear: %s",
 		s.display, s.repo, depth, strings.Join(missing, ", "), unshallow(s))
 }

@@ -44,7 +44,7 @@ func (g *gate) requiredOf(s *seriesData) []envelope.RequiredReviewer {
 	out := append([]envelope.RequiredReviewer{}, s.latest.rec.Config.ConfiguredRequired...)
 	cfg, err := g.config(s.repo)
 	if err != nil {
-		g.reason("%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it, then see what the gate reads: spar config --repo %s",
+		g.reason("12c", "%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it, then see what the gate reads: spar config --repo %s",
 			s.display, s.repo, oneLine(err.Error()), shellQuote(s.repo))
 		return out
 	}
@@ -153,12 +153,13 @@ func (g *gate) noReview(s *seriesData) {
 	if len(states) == 0 {
 		states = append(states, "the round has no reviewer")
 	}
-	clear := "run the reviewers again: " + s.nextRun()
 	if pending != "" {
-		clear = "record the pending review: " + pending
+		g.reason("13", "%s: round %s: no reviewer completed a review of the series' latest input (%s), and a gate never passes without one; to clear: record the pending review: %s",
+			s.display, s.latest.name, strings.Join(states, ", "), pending)
+		return
 	}
-	g.reason("%s: round %s: no reviewer completed a review of the series' latest input (%s), and a gate never passes without one; to clear: %s",
-		s.display, s.latest.name, strings.Join(states, ", "), clear)
+	g.reason("13", "%s: round %s: no reviewer completed a review of the series' latest input (%s), and a gate never passes without one; to clear: run the reviewers again: %s",
+		s.display, s.latest.name, strings.Join(states, ", "), s.nextRun())
 }
 
 // rederive: docs/review-gate.md "Re-derivation". For every published round of the series
@@ -182,15 +183,15 @@ func (g *gate) rederive(s *seriesData) {
 		if r.state != published || r.rec.DryRun || r.pending {
 			continue
 		}
-		problem := r.derivation.problem
+		code, problem := r.derivation.code, r.derivation.problem
 		if r.derivation.derived != nil {
-			problem = "findings.json does not follow from the reviewers' results: " + findingsDiff(r.derivation.derived, r)
+			code, problem = "8f", "findings.json does not follow from the reviewers' results: "+findingsDiff(r.derivation.derived, r)
 		}
 		if problem == "" {
 			continue
 		}
 		clear := "restore the round's records as spar wrote them, or run a new round: " + s.runCommand(r.rec.Base, r.rec.Head)
-		g.reason("%s: round %s: %s; to clear: %s", s.display, r.name, problem, clear)
+		g.reason(code, "%s: round %s: %s; to clear: %s", s.display, r.name, problem, clear)
 	}
 }
 
@@ -198,6 +199,7 @@ func (g *gate) rederive(s *seriesData) {
 // a problem, or derived findings that findings.json does not equal (kept
 // so that the reason can name the difference).
 type derivation struct {
+	code    Code
 	problem string
 	derived []envelope.Finding
 }
@@ -258,9 +260,9 @@ func (g *gate) prefetch(recs []*round.Record) {
 // findings.json is their bytes; otherwise it returns nil and says why in
 // r.derivation.
 func (g *gate) deriveRound(r *roundData) []envelope.Finding {
-	derived, problem := g.derive(r)
+	derived, code, problem := g.derive(r)
 	if problem != "" {
-		r.derivation.problem = problem
+		r.derivation.code, r.derivation.problem = code, problem
 		return nil
 	}
 	same := &sameBytes{want: r.findingsRaw}
@@ -270,7 +272,7 @@ func (g *gate) deriveRound(r *roundData) []envelope.Finding {
 		}
 		return derived
 	} else if err != nil && !errors.Is(err, errDiffers) {
-		r.derivation.problem = "its findings cannot be compared with findings.json (" + oneLine(err.Error()) + ")"
+		r.derivation.code, r.derivation.problem = "8f", "its findings cannot be compared with findings.json ("+oneLine(err.Error())+")"
 		return nil
 	}
 	r.derivation.derived = derived
@@ -280,7 +282,7 @@ func (g *gate) deriveRound(r *roundData) []envelope.Finding {
 // derive is the re-derivation of r's findings from its reviewers' raw
 // results; problem says what does not follow before findings.json is
 // compared.
-func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string) {
+func (g *gate) derive(r *roundData) (derived []envelope.Finding, code Code, problem string) {
 	rec := r.rec
 	check := resultcheck.Round{Head: rec.Head, Angles: rec.Config.Angles, Standpoints: rec.Standpoints}
 	// Every reviewer in round.json order, with the findings the result
@@ -289,7 +291,7 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 	var bad []string
 	for _, rv := range rec.Reviewers {
 		if err := config.CheckName(rv.Name); err != nil {
-			return nil, fmt.Sprintf("round.json names the reviewer %q, which is not a reviewer name (%v)", rv.Name, err)
+			return nil, "8r", fmt.Sprintf("round.json names the reviewer %q, which is not a reviewer name (%v)", rv.Name, err)
 		}
 		run := envelope.ReviewerRun{Reviewer: rv.Name, Preset: rv.Preset, Status: rv.RunStatus, Reason: rv.RunReason}
 		if run.Status == "" {
@@ -302,11 +304,11 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 			case err == nil:
 				run.Result = &text
 			case !errors.Is(err, fs.ErrNotExist):
-				return nil, fmt.Sprintf("the result of reviewer %s cannot be read (%v)", rv.Name, pathFree(err))
+				return nil, "8r", fmt.Sprintf("the result of reviewer %s cannot be read (%v)", rv.Name, pathFree(err))
 			}
 			if run.Result != nil {
 				if p := streamProblem(r.abs, rv, text, budgetsOf(rec, rv.Name)); p != "" {
-					return nil, p
+					return nil, "8s", p
 				}
 			}
 		}
@@ -324,13 +326,13 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 		checked = append(checked, classify.Checked{Reviewer: rv.Name, Findings: finds})
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
+		return nil, "8r", fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
 	}
 	// The inputs round.json states are recomputed where spar can: from
 	// the head commit and the documents' own lines.
 	inputs, problem := g.recomputeInputs(r)
 	if problem != "" {
-		return nil, problem
+		return nil, "8i", problem
 	}
 	r.dirty = inputs.dirty
 	run := &envelope.Run{
@@ -340,7 +342,7 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 	}
 	derived, err := classify.ClassifyChecked(run, checked, g.loadTree)
 	if err != nil {
-		return nil, fmt.Sprintf("its findings cannot be derived again from the reviewers' results and the round's inputs (%s)", oneLine(err.Error()))
+		return nil, "8f", fmt.Sprintf("its findings cannot be derived again from the reviewers' results and the round's inputs (%s)", oneLine(err.Error()))
 	}
 	if derived == nil {
 		derived = []envelope.Finding{}
@@ -355,12 +357,12 @@ func (g *gate) derive(r *roundData) (derived []envelope.Finding, problem string)
 		}
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
+		return nil, "8r", fmt.Sprintf("round.json does not follow from the reviewers' results: %s", strings.Join(bad, "; "))
 	}
 	// findings.json's bytes must be those spar-record writes for the
 	// derived findings (round.WriteFindings), compared as they are encoded
 	// (deriveRound).
-	return derived, ""
+	return derived, "", ""
 }
 
 // errDiffers stops an encoding compared by sameBytes at its first
