@@ -14,10 +14,10 @@ import (
 // the series gates runs from the base of its first counted round (of the
 // latest round's stage) to the gate's head. Each required reviewer (any
 // reviewer when none is required) must have completed reviews whose ranges
-// chain from that base to the gate's head: a round extends what is covered
-// from a covered commit C to its head when its base is C or an ancestor of
-// C (it reviewed at least C's range and more). A round with another base
-// covers only the range it reviewed, so a round on a moved base (--base
+// chain from that base to the gate's head by what their reviewers saw
+// (chain): a round extends what is covered from a covered commit C to its
+// head when its range starts at C, or at a commit whose content equals
+// C's on every path C..head changes. A round on a moved base (--base
 // v1.10.2 where the series began at v1.10.1) leaves the commits between
 // the two bases unreviewed, and the gate names them.
 func (g *gate) coverage(s *seriesData) {
@@ -59,7 +59,7 @@ func (g *gate) coverage(s *seriesData) {
 				mine = append(mine, r)
 			}
 		}
-		reach := g.chain(s, from, mine, nil)
+		reach, why := g.chain(s, from, mine, nil)
 		if reach[s.head] {
 			continue
 		}
@@ -69,13 +69,17 @@ func (g *gate) coverage(s *seriesData) {
 		}
 		var ranges []string
 		for _, r := range mine {
-			ranges = append(ranges, fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head)))
+			rg := fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head))
+			if w := why[r]; w != "" {
+				rg += " (not credited: " + w + ")"
+			}
+			ranges = append(ranges, rg)
 		}
 		have := "no completed review of " + who
 		if len(ranges) > 0 {
 			have = "the completed reviews of " + who + " cover " + strings.Join(ranges, ", ")
 		}
-		g.reason("%s: the reviews do not cover the series' whole change %s..%s (from the base of its first counted round %s to the gate's head): %s, which do not chain from %s to %s; to clear: review the whole change in a new round: %s",
+		g.reason("14", "%s: the reviews do not cover the series' whole change %s..%s (from the base of its first counted round %s to the gate's head): %s, which do not chain from %s to %s; to clear: review the whole change in a new round: %s",
 			s.display, short(from), short(s.head), first.name, have, short(from), short(s.head), s.runCommand(from, s.head, req.Name))
 	}
 }
@@ -115,43 +119,49 @@ func reviewedFrom(rec *round.Record) string {
 }
 
 // chain is the set of commits the rounds' ranges reach from the commit
-// from: a round whose base is a reached commit, or an ancestor of one,
-// reaches its head. Equal commits decide without git; an ancestry question
-// is asked once per pair.
+// from, by what their reviewers saw (docs/review-gate.md §3, "Coverage"):
+// a round reaches its head from a reached commit C when the range it
+// reviewed starts at C, or when the content at its start equals C's on
+// every path that C..head changes (credits: sameContent). Ancestry alone
+// proves nothing: a fix made and reverted between an old base and the head
+// is in neither end, so a round of old..head never showed it.
 //
 // With shows not nil, a round is credited only when shows gives "" for it
-// (asked once, of the rounds the chain would credit).
-func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows func(*roundData) string) map[string]bool {
-	reach := map[string]bool{from: true}
-	asked := map[[2]string]bool{}
+// (asked once, of the rounds the chain would credit). notCredited says,
+// for a round the chain never credited, why not from the commits it
+// reached ("" when no reached commit was asked about).
+func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows func(*roundData) string) (reach map[string]bool, notCredited map[*roundData]string) {
+	reach = map[string]bool{from: true}
+	notCredited = map[*roundData]string{}
 	for changed := true; changed; {
 		changed = false
 		for _, r := range rounds {
 			if reach[r.rec.Head] {
 				continue
 			}
-			from := reviewedFrom(r.rec)
-			ok := reach[from]
+			start := reviewedFrom(r.rec)
+			ok := reach[start]
 			for c := range reach {
 				if ok {
 					break
 				}
-				k := [2]string{from, c}
-				if v, done := asked[k]; done {
-					ok = v
-					continue
+				why := g.credits(s.repo, start, c, r.rec.Head)
+				if ok = why == ""; !ok && notCredited[r] == "" {
+					notCredited[r] = why
 				}
-				ok = Contains(s.repo, c, []string{from})[from] == nil
-				asked[k] = ok
 			}
-			if ok && shows != nil && shows(r) != "" {
-				ok = false
+			if ok && shows != nil {
+				if p := shows(r); p != "" {
+					ok = false
+					notCredited[r] = p
+				}
 			}
 			if ok {
 				reach[r.rec.Head] = true
+				delete(notCredited, r)
 				changed = true
 			}
 		}
 	}
-	return reach
+	return reach, notCredited
 }

@@ -32,13 +32,13 @@ func (g *gate) expectedBase(s *seriesData) {
 	}
 	base, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
 	if err != nil {
-		g.unresolved(s, "--expect-base", g.opts.ExpectBase, err, ", so the gate does not know where the change starts")
+		g.unresolved(s, "14b", "--expect-base", g.opts.ExpectBase, err, ", so the gate does not know where the change starts")
 		return
 	}
 	out, err := gitx.Git(s.repo, "merge-base", "--end-of-options", base, s.head)
 	from := strings.TrimSpace(string(out))
 	if err != nil || from == "" {
-		g.reason("%s: --expect-base %s (%s) and the gate's head %s have no merge base in the repository %s, so no review of the series covers the change between them; to clear: give the base the change was made on, or fetch the whole history (git -C %s fetch --unshallow)",
+		g.reason("14b", "%s: --expect-base %s (%s) and the gate's head %s have no merge base in the repository %s, so no review of the series covers the change between them; to clear: give the base the change was made on, or fetch the whole history (git -C %s fetch --unshallow)",
 			s.display, shellQuote(g.opts.ExpectBase), base, s.head, s.repo, shellQuote(s.repo))
 		return
 	}
@@ -97,7 +97,8 @@ func (g *gate) expectedBase(s *seriesData) {
 				mine = append(mine, r)
 			}
 		}
-		if g.chain(s, from, mine, shows)[s.head] {
+		reach, why := g.chain(s, from, mine, shows)
+		if reach[s.head] {
 			continue
 		}
 		who := fmt.Sprintf("required reviewer %s (%s)", req.Name, req.Preset)
@@ -109,14 +110,14 @@ func (g *gate) expectedBase(s *seriesData) {
 			var ranges []string
 			for _, r := range mine {
 				rg := fmt.Sprintf("%s %s..%s", r.name, short(reviewedFrom(r.rec)), short(r.rec.Head))
-				if p := problems[r]; p != "" {
-					rg += " (not credited: " + p + ")"
+				if w := why[r]; w != "" {
+					rg += " (not credited: " + w + ")"
 				}
 				ranges = append(ranges, rg)
 			}
 			have = "the completed code reviews of " + who + " cover " + strings.Join(ranges, ", ") + ", which do not chain from " + short(from) + " to " + short(s.head)
 		}
-		g.reason("%s: the code reviews do not cover the change --expect-base %s makes, %s..%s (from its merge base with the gate's head): %s; to clear: review the whole change in a new code round: %s",
+		g.reason("14b", "%s: the code reviews do not cover the change --expect-base %s makes, %s..%s (from its merge base with the gate's head): %s; to clear: review the whole change in a new code round: %s",
 			s.display, shellQuote(g.opts.ExpectBase), short(from), short(s.head), have, runLike(s, &code, name, from, s.head, req.Name))
 	}
 }
