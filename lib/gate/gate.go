@@ -378,6 +378,7 @@ func (g *gate) decide() {
 		g.missingRounds(s, fix)
 		g.removedRounds(s)
 		g.dangling(s)
+		g.published(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
 		g.staleDocuments(s)

@@ -27,6 +27,7 @@ var Codes = []struct {
 	{"5u", "a round of the series is not in the gate list and is unreadable"},
 	{"5r", "a counted round of the series is missing"},
 	{"5d", "a record names a round the series lacks"},
+	{"5g", "a publish of the series removed or rewrote a record, or the folder lacks what was published"},
 	{"5l", "the series' latest input is a rerun with no counted round"},
 	{"6", "--expect-head does not resolve to a commit"},
 	{"6a", "a short revision is both a ref and an object prefix"},

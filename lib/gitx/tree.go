@@ -157,6 +157,17 @@ func (t *Tree) Len() int { return len(t.blobs) }
 // ReadBlobs reads the contents of the blobs ids with one `git cat-file
 // --batch` call, each once however often it is named.
 func ReadBlobs(dir string, ids []string) (map[string][]byte, error) {
+	return readBlobs(dir, ids, -1)
+}
+
+// ReadBlobsMax is ReadBlobs for objects someone else may have written (a
+// fetched ref): a blob over max bytes is an error, read no further than
+// its size line.
+func ReadBlobsMax(dir string, ids []string, max int64) (map[string][]byte, error) {
+	return readBlobs(dir, ids, max)
+}
+
+func readBlobs(dir string, ids []string, max int64) (map[string][]byte, error) {
 	got := make(map[string][]byte, len(ids))
 	var in bytes.Buffer
 	var order []string
@@ -199,6 +210,9 @@ func ReadBlobs(dir string, ids []string) (map[string][]byte, error) {
 			if err != nil || size < 0 {
 				return fmt.Errorf("git cat-file --batch: %s: size %q", id, f[2])
 			}
+			if max >= 0 && int64(size) > max {
+				return fmt.Errorf("the blob %s is %d bytes, more than a record holds (%d)", id, size, max)
+			}
 			b := make([]byte, size+1)
 			if _, err := io.ReadFull(r, b); err != nil {
 				return fmt.Errorf("git cat-file --batch: %s: %v", id, err)
@@ -207,8 +221,13 @@ func ReadBlobs(dir string, ids []string) (map[string][]byte, error) {
 		}
 		return nil
 	}()
+	if readErr != nil {
+		// Nothing more is read: a blob past the bound is not drained.
+		cmd.Process.Kill()
+	}
 	_, _ = io.Copy(io.Discard, r)
 	if err := cmd.Wait(); err != nil && readErr == nil {
+		// (a process killed above already has its error)
 		readErr = fmt.Errorf("git cat-file --batch: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	if readErr != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/publog"
 	"github.com/jaekit/spar/lib/recordpath"
 	"github.com/jaekit/spar/lib/seriesref"
 )
@@ -96,6 +97,15 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return exitcode.New(exitcode.IO, "fetch: "+err.Error()+slowRemote(err))
+	}
+	// A series only grows (docs/trust.md): a history with a publish that
+	// removed or rewrote a record is refused before anything is written.
+	if _, err := publog.Walk(repo, commit); err != nil {
+		var v *publog.Violation
+		if errors.As(err, &v) || errors.Is(err, publog.ErrTooLong) {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("fetch: %s: %v; nothing was written", seriesref.Ref(name), err))
+		}
+		return exitcode.New(exitcode.IO, "fetch: "+err.Error())
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return exitcode.New(exitcode.IO, "fetch: "+err.Error())

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jaekit/spar/lib/document"
 	"io"
 	"os"
 	"path/filepath"
@@ -180,7 +181,9 @@ func load(a loadArgs, stderr io.Writer) (*pipe.Envelope, error) {
 	}
 	// docs/review-gate.md §8, F2: recording rejects stale inputs.
 	for _, d := range rec.Documents {
-		b, err := os.ReadFile(d.Path)
+		// Read as the gate reads it (bounded: a FIFO or a link to
+		// /dev/zero put in its place is unreadable at once).
+		b, err := document.ReadBytes(d.Path)
 		if err != nil {
 			return nil, refused("document %q (%s) of round %q cannot be read: %v; run a new round", d.Name, d.Path, a.round, err)
 		}

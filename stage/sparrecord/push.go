@@ -13,6 +13,7 @@ import (
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/lock"
+	"github.com/jaekit/spar/lib/publog"
 	"github.com/jaekit/spar/lib/recordpath"
 	"github.com/jaekit/spar/lib/seriesref"
 )
@@ -100,6 +101,12 @@ func pushOne(dir, remoteGiven string, timeout time.Duration, stdout, stderr io.W
 	if err != nil {
 		return exitcode.New(exitcode.IO, "push: "+err.Error())
 	}
+	// A series only grows (docs/trust.md): a folder that lost or rewrote
+	// what its last publish held is not published.
+	if err := holdsLastPublish(repo, abs, sn); err != nil {
+		l.Release()
+		return err
+	}
 	pub, err := seriesref.Prepare(repo, abs, sn)
 	l.Release()
 	if err != nil {
@@ -129,5 +136,27 @@ func pushOne(dir, remoteGiven string, timeout time.Duration, stdout, stderr io.W
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s: %s as %s at %s (%d files), pushed to %s\n", dir, what, seriesref.Ref(name), pub.Commit, pub.Files, remote)
+	return nil
+}
+
+// holdsLastPublish refuses a series folder that does not hold every file of
+// the series' last publish in this repository (publog.Holds): removed, cut
+// or rewritten records are never published over what was published.
+func holdsLastPublish(repo, abs string, sn seriesref.Name) error {
+	last, err := seriesref.Head(repo, sn)
+	if err != nil {
+		return exitcode.New(exitcode.Config, "push: "+err.Error())
+	}
+	if last == "" {
+		return nil
+	}
+	err = publog.Holds(repo, last, abs)
+	var v *publog.Violation
+	if errors.As(err, &v) {
+		return exitcode.New(exitcode.Config, fmt.Sprintf("push: %v; nothing was published (a series only grows: restore what its last publish holds, which spar fetch %s --out DIR writes)", err, escape.Shell(sn.String())))
+	}
+	if err != nil {
+		return exitcode.New(exitcode.IO, "push: "+err.Error())
+	}
 	return nil
 }
