@@ -9,6 +9,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/suggest"
 )
 
 // Options are the inputs of one `spar config` (or the configuration part of
@@ -194,11 +195,22 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 		}
 		p, ok := LookupPreset(n)
 		if !ok || p.UsesArgv {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: %q is neither a reviewer of the configuration nor a preset (claude, codex, agy, native)", value, n))
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: %q is neither a reviewer of the configuration nor a preset (claude, codex, agy, native)%s", value, n, suggest.Hint(n, reviewerNames(configured)...)))
 		}
 		run = append(run, entry{Name: n, Preset: p})
 	}
 	return run, nil
+}
+
+// reviewerNames are the names --reviewers takes: the configured
+// reviewers' (a command reviewer among them), then the presets' that run
+// without an entry.
+func reviewerNames(configured []entry) []string {
+	var out []string
+	for _, e := range configured {
+		out = append(out, e.Name)
+	}
+	return append(out, envelope.PresetClaude, envelope.PresetCodex, envelope.PresetAgy, envelope.PresetNative)
 }
 
 func findEntry(list []entry, name string) (entry, bool) {

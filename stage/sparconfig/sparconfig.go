@@ -17,6 +17,7 @@ import (
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/runner"
+	"github.com/jaekit/spar/lib/suggest"
 	"github.com/jaekit/spar/stage/cli"
 )
 
@@ -81,6 +82,16 @@ var grammar = cli.Grammar{
 
 // Main runs spar-config with the command line args and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == suggest.Arg {
+		// The driver's did-you-mean (spar's suggest): the closest
+		// candidate on one line, or nothing.
+		if len(args) > 1 {
+			if c := suggest.Closest(args[1], args[2:]...); c != "" {
+				fmt.Fprintln(stdout, c)
+			}
+		}
+		return 0
+	}
 	return cli.Exit(stderr, name, run(args, stdout))
 }
 
