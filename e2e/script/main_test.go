@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jaekit/spar/lib/proctree"
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/lib/sarif/multitool"
 	"github.com/jaekit/spar/lib/workspace"
@@ -86,5 +87,12 @@ func run(m *testing.M) int {
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
 	cacheDir = cache
+	// A process whose parent ended (a reviewer's setsid grandchild
+	// without the sandbox) comes to this test, not to init: the sleeping
+	// command finds it among this run's own processes, never another's.
+	if err := proctree.Subreap(); err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
+		return 1
+	}
 	return m.Run()
 }

@@ -8,13 +8,13 @@ package script
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jaekit/spar/lib/proctree"
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -46,31 +46,19 @@ func TestSandboxOff(t *testing.T) {
 	testscript.Run(t, p)
 }
 
-// sleepers lists the processes whose command line is "sleep MARK": a
-// reviewer's grandchild, found by its command line (in a PID namespace
-// the number it knows itself by is the namespace's).
+// sleepers lists this run's live processes whose command line is
+// "sleep MARK": a reviewer's grandchild, found by its command line (in a
+// PID namespace the number it knows itself by is the namespace's) among
+// the descendants of this test binary (its subreaper, run), so that a
+// test run beside this one, with the same scripts, is never touched.
 func sleepers(mark string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || string(b) != "sleep\x00"+mark+"\x00" {
-			continue
-		}
-		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); strings.Contains(string(st), ") Z ") {
-			continue
-		}
-		var pid int
-		fmt.Sscan(e.Name(), &pid)
-		out = append(out, pid)
-	}
-	return out
+	return proctree.Mine("sleep", mark)
 }
 
 // sleeping MARK: a process "sleep MARK" runs (waits up to 10 s for it).
 // ! sleeping MARK: none runs, within 10 s (the grace periods); what still
 // runs then is killed, so that a failure leaves nothing behind.
-// sleeping -kill MARK: kill every "sleep MARK" (cleanup where nothing
+// sleeping -kill MARK: kill every "sleep MARK" of this run (cleanup where nothing
 // stops them: the sandbox turned off).
 func cmdSleeping(ts *testscript.TestScript, neg bool, args []string) {
 	kill := len(args) == 2 && args[0] == "-kill"

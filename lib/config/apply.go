@@ -9,12 +9,16 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/suggest"
 )
 
 // Options are the inputs of one `spar config` (or the configuration part of
 // `spar run`).
 type Options struct {
-	Repo      string  // a folder inside the repository; "" is the working directory
+	Repo string // a folder inside the repository; "" is the working directory
+	// NoProject leaves the project configuration unread: its defaults
+	// apply (spar doctor outside a repository, with no --repo given).
+	NoProject bool
 	Reviewers *string // --reviewers as given; nil when not given
 	Models    []Arg   // --model NAME=MODEL, in the order given
 	Efforts   []Arg   // --effort NAME=EFFORT, in the order given
@@ -68,7 +72,9 @@ func Load(o Options) (*envelope.Config, error) {
 		}
 	}
 
-	if err := loadProject(o.Repo, c); err != nil {
+	if o.NoProject {
+		setProject(defaultProject(), c)
+	} else if err := loadProject(o.Repo, c); err != nil {
 		return nil, err
 	}
 
@@ -194,11 +200,22 @@ func override(value string, configured []entry, c *envelope.Config) ([]entry, er
 		}
 		p, ok := LookupPreset(n)
 		if !ok || p.UsesArgv {
-			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: %q is neither a reviewer of the configuration nor a preset (claude, codex, agy, native)", value, n))
+			return nil, exitcode.New(exitcode.Config, fmt.Sprintf("--reviewers %q: %q is neither a reviewer of the configuration nor a preset (claude, codex, agy, native)%s", value, n, suggest.Hint(n, reviewerNames(configured)...)))
 		}
 		run = append(run, entry{Name: n, Preset: p})
 	}
 	return run, nil
+}
+
+// reviewerNames are the names --reviewers takes: the configured
+// reviewers' (a command reviewer among them), then the presets' that run
+// without an entry.
+func reviewerNames(configured []entry) []string {
+	var out []string
+	for _, e := range configured {
+		out = append(out, e.Name)
+	}
+	return append(out, envelope.PresetClaude, envelope.PresetCodex, envelope.PresetAgy, envelope.PresetNative)
 }
 
 func findEntry(list []entry, name string) (entry, bool) {
@@ -213,15 +230,21 @@ func findEntry(list []entry, name string) (entry, bool) {
 // loadProject reads .jaekit/spar.toml from the working tree of the repository
 // holding dir (G16); without it, the defaults apply.
 func loadProject(dir string, c *envelope.Config) error {
-	if dir == "" {
+	given := dir != ""
+	if !given {
 		dir = "."
 	}
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("--repo %q: not a folder", dir))
 	}
-	root, err := gitx.TopLevel(dir)
-	if err != nil || root == "" {
+	root, ok := RepoRoot(dir)
+	if !ok && !given {
+		// No --repo was given: name the folder, not a flag the user
+		// never wrote.
+		return exitcode.New(exitcode.Config, fmt.Sprintf("not inside a git repository: %s (run it inside the repository under review, or give --repo DIR)", absPath(dir)))
+	}
+	if !ok {
 		return exitcode.New(exitcode.Config, fmt.Sprintf("--repo %q: not inside a git working tree", dir))
 	}
 	path := filepath.Join(root, filepath.FromSlash(ProjectFile))
@@ -236,11 +259,26 @@ func loadProject(dir string, c *envelope.Config) error {
 			return err
 		}
 	}
+	setProject(p, c)
+	return nil
+}
+
+// setProject puts the project configuration's values into c.
+func setProject(p *project, c *envelope.Config) {
 	c.Angles, c.Caps, c.CheckPaths, c.Rules = p.Angles, p.Caps, p.CheckPaths, p.Rules
 	if len(p.Exclude) > 0 {
 		c.Exclude = p.Exclude
 	}
-	return nil
+}
+
+// RepoRoot is the top level of the git working tree that holds dir ("" the
+// working directory); ok is false outside one.
+func RepoRoot(dir string) (root string, ok bool) {
+	if dir == "" {
+		dir = "."
+	}
+	root, err := gitx.TopLevel(dir)
+	return root, err == nil && root != ""
 }
 
 // choice is what the agent chose for one reviewer.

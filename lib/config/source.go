@@ -115,7 +115,8 @@ func absPath(path string) string {
 // (setup help: spar config --check): the file the reviewers came from when
 // it is spar's own, else the first of spar's sources (SPAR_CONFIG,
 // $XDG_CONFIG_HOME/jaekit/spar.toml, ~/.config/jaekit/spar.toml) that
-// getenv allows: the one a new file there would be read from.
+// getenv allows: the one a new file there would be read from (said so when
+// it is a missing file SPAR_CONFIG names).
 func EditFile(src envelope.Source, getenv func(string) string) string {
 	switch src.Kind {
 	case KindSparConfig, KindXDG, KindHome:
@@ -124,6 +125,12 @@ func EditFile(src envelope.Source, getenv func(string) string) string {
 		}
 	}
 	if c := userCandidates(getenv); len(c) > 0 {
+		if c[0].kind == KindSparConfig {
+			if p := MissingSparConfig(src, getenv); p != "" {
+				// Never advise editing a file as if it existed.
+				return p + " (SPAR_CONFIG names it, and it does not exist: correct SPAR_CONFIG or create the file)"
+			}
+		}
 		return c[0].path
 	}
 	return "~/.config/jaekit/spar.toml"

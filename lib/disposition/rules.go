@@ -18,6 +18,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/suggest"
 )
 
 // Text options of spar triage, by flag name (G30).
@@ -226,7 +227,7 @@ func Given(s string) bool { return strings.TrimSpace(s) != "" }
 func CheckOptions(disposition string, opts map[string]string) (Rule, error) {
 	r, ok := Lookup(disposition)
 	if !ok {
-		return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("triage: --as %q is not a disposition (one of %s)", disposition, strings.Join(Names(), ", ")))
+		return Rule{}, exitcode.New(exitcode.Usage, fmt.Sprintf("triage: --as %q is not a disposition (one of %s)%s", disposition, strings.Join(Names(), ", "), suggest.Hint(disposition, Names()...)))
 	}
 	for _, o := range TriageOptions {
 		if err := CheckText("triage", o, opts[o]); err != nil {

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/proctree"
 	"github.com/jaekit/spar/lib/refusal"
 )
 
@@ -58,31 +58,13 @@ func TestG14_Resolve(t *testing.T) {
 	}
 }
 
-// marker is a unique sleep duration: the grandchild "sleep <marker>" is
-// found by its command line (in a PID namespace its $! is the namespace's).
-func marker() string {
-	return fmt.Sprint(100000 + time.Now().UnixNano()%800000)
-}
+// marker is a sleep duration no other run uses (proctree.Mark): the
+// grandchild "sleep <marker>" is found by its command line among this
+// test's own processes (in a PID namespace its $! is the namespace's).
+func marker() string { return proctree.Mark() }
 
-// running lists the processes whose command line is "sleep <m>".
-func running(m string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || string(b) != "sleep\x00"+m+"\x00" {
-			continue
-		}
-		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if strings.Contains(string(st), ") Z ") {
-			continue
-		}
-		var pid int
-		fmt.Sscan(e.Name(), &pid)
-		out = append(out, pid)
-	}
-	return out
-}
+// running lists this test's live processes "sleep <m>".
+func running(m string) []int { return proctree.Mine("sleep", m) }
 
 // alive reports whether "sleep <m>" still runs a while after it was killed
 // (a zombie runs nothing); a loaded machine delivers late. It kills what it

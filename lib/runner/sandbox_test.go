@@ -10,13 +10,20 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/proctree"
 	"github.com/jaekit/spar/lib/sandbox"
 )
 
 // TestMain lets this test binary be the sandbox launcher (docs/sandbox.md):
-// runProcess re-executes it through /proc/self/exe.
+// runProcess re-executes it through /proc/self/exe. It is the subreaper of
+// its tree, so that a grandchild a reviewer left behind is still found
+// among its own processes (running), never another run's.
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	if err := proctree.Subreap(); err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jaekit/spar/lib/proctree"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -184,52 +185,9 @@ func signalAll(pid1 bool, sig syscall.Signal) {
 		syscall.Kill(-1, sig)
 		return
 	}
-	for _, pid := range descendants(os.Getpid()) {
+	for _, pid := range proctree.Descendants(os.Getpid()) {
 		syscall.Kill(pid, sig)
 	}
-}
-
-// descendants lists the processes below root, read from /proc/*/stat.
-func descendants(root int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	kids := map[int][]int{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command name may hold spaces and parentheses: the fields
-		// after its last ")" are state, ppid, ...
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		kids[ppid] = append(kids[ppid], pid)
-	}
-	var out []int
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range kids[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }
 
 // reviewerEnv is the launcher's environment with TMPDIR, TMP and TEMP set to

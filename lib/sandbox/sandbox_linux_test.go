@@ -12,12 +12,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jaekit/spar/lib/proctree"
 )
 
 func TestMain(m *testing.M) {
 	Main()
 	if role := os.Getenv(roleVar); role != "" {
 		os.Exit(helper(role))
+	}
+	// What a reviewer leaves behind comes to this test, not to init:
+	// proctree.Mine finds it, and never another run's process.
+	if err := proctree.Subreap(); err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
@@ -127,7 +135,7 @@ func TestTreeEnds(t *testing.T) {
 			}
 			t.Run(mode+c.name, func(t *testing.T) {
 				t.Setenv(EnvVar, mode)
-				marker := fmt.Sprint(100000 + time.Now().UnixNano()%100000)
+				marker := proctree.Mark()
 				dir := t.TempDir()
 				scratch := filepath.Join(dir, "tmp")
 				os.Mkdir(scratch, 0o700)
@@ -147,10 +155,10 @@ func TestTreeEnds(t *testing.T) {
 					time.Sleep(10 * time.Millisecond)
 				}
 				if c.kill != 0 {
-					for i := 0; i < 200 && len(byArgs("sleep "+marker)) == 0; i++ {
+					for i := 0; i < 200 && len(proctree.Mine("sleep", marker)) == 0; i++ {
 						time.Sleep(10 * time.Millisecond) // setsid has not run sleep yet
 					}
-					if len(byArgs("sleep "+marker)) == 0 {
+					if len(proctree.Mine("sleep", marker)) == 0 {
 						t.Fatalf("the grandchild sleep %s does not run", marker)
 					}
 					syscall.Kill(-run.Cmd.Process.Pid, c.kill)
@@ -168,8 +176,10 @@ func TestTreeEnds(t *testing.T) {
 					t.Fatalf("no grandchild pid (%+v)", rep)
 				}
 				// In a PID namespace the pid file holds the namespace's
-				// number: the grandchild is found by its command line.
-				for _, pid := range byArgs("sleep " + marker) {
+				// number: the grandchild is found by its command line among
+				// this test's own processes (the launcher's descendants
+				// while it runs, the test's as their subreaper after).
+				for _, pid := range proctree.Mine("sleep", marker) {
 					if pidAlive(pid) {
 						syscall.Kill(pid, syscall.SIGKILL)
 						t.Errorf("the setsid grandchild %d outlived the launcher (%s)", pid, rep.Sandbox)
@@ -181,22 +191,6 @@ func TestTreeEnds(t *testing.T) {
 			})
 		}
 	}
-}
-
-// byArgs lists the processes whose command line is exactly args.
-func byArgs(args string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ") != args {
-			continue
-		}
-		var pid int
-		fmt.Sscan(e.Name(), &pid)
-		out = append(out, pid)
-	}
-	return out
 }
 
 // SPAR_SANDBOX=off: no launcher, and the record says so.

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/jaekit/spar/lib/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -463,7 +464,7 @@ func TestTrust_LauncherKilled(t *testing.T) {
 	for _, mode := range []string{"", "nopidns"} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			t.Setenv(EnvVar, mode)
-			mark := fmt.Sprint(7300000 + os.Getpid()%100000)
+			mark := proctree.Mark()
 			out, _, rep := box(t, t.TempDir(), `
 setsid sleep $1 </dev/null >/dev/null 2>&1 &
 sleep 0.2
@@ -474,7 +475,7 @@ echo reviewer-ended`, nil, mark)
 				t.Fatalf("not confined: %s\n%s", rep.Sandbox, out)
 			}
 			time.Sleep(200 * time.Millisecond)
-			if pids := byArgs("sleep " + mark); len(pids) > 0 {
+			if pids := proctree.Mine("sleep", mark); len(pids) > 0 {
 				for _, p := range pids {
 					syscall.Kill(p, syscall.SIGKILL)
 				}

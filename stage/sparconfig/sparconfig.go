@@ -17,6 +17,7 @@ import (
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/runner"
+	"github.com/jaekit/spar/lib/suggest"
 	"github.com/jaekit/spar/stage/cli"
 )
 
@@ -81,7 +82,17 @@ var grammar = cli.Grammar{
 
 // Main runs spar-config with the command line args and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.Exit(stderr, name, run(args, stdout))
+	if len(args) > 0 && args[0] == suggest.Arg {
+		// The driver's did-you-mean (spar's suggest): the closest
+		// candidate on one line, or nothing.
+		if len(args) > 1 {
+			if c := suggest.Closest(args[1], args[2:]...); c != "" {
+				fmt.Fprintln(stdout, c)
+			}
+		}
+		return 0
+	}
+	return cli.Exit(stderr, name, run(args, stdout, stderr))
 }
 
 func usageErr(msg string) error {
@@ -100,7 +111,7 @@ func syntaxMsg(e *cli.SyntaxError) string {
 	return e.Error()
 }
 
-func run(args []string, stdout io.Writer) error {
+func run(args []string, stdout, stderr io.Writer) error {
 	a, err := cli.Parse(args, grammar)
 	if a.Help {
 		fmt.Fprint(stdout, usageText)
@@ -128,6 +139,16 @@ func run(args []string, stdout io.Writer) error {
 	}
 	o := config.Options{}
 	o.Repo, _ = a.Value("repo")
+	// spar doctor without --repo outside a repository checks what needs
+	// none (the user configuration, the reviewers) and says so.
+	outside := ""
+	if _, given := a.Value("repo"); check && !given {
+		if _, ok := config.RepoRoot(""); !ok {
+			wd, _ := os.Getwd()
+			outside = fmt.Sprintf("not inside a git repository (%s): the project configuration (.jaekit/spar.toml) is not checked; run spar doctor inside the repository under review, or give --repo DIR", wd)
+			o.NoProject = true
+		}
+	}
 	// --reviewers "" (native alone, G25) differs from no --reviewers.
 	if v, ok := a.Value("reviewers"); ok {
 		o.Reviewers = &v
@@ -150,8 +171,11 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range config.Warnings(c, os.Getenv) {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", cli.Command(name), w)
+	}
 	if check {
-		return checkReviewers(c, stdout)
+		return checkReviewers(c, outside, stdout)
 	}
 	if record {
 		b, err := pipe.MarshalIndent(c)
@@ -172,10 +196,14 @@ func run(args []string, stdout io.Writer) error {
 }
 
 // checkReviewers prints the setup check of spar config --check (docs/usage.md
-// "Setup check"): one line per reviewer, then ok, or the refusal saying what
-// to do.
-func checkReviewers(c *envelope.Config, stdout io.Writer) error {
+// "Setup check"): the line outside says why the project configuration was
+// not read (when not ""), one line per reviewer, then ok, or the refusal
+// saying what to do.
+func checkReviewers(c *envelope.Config, outside string, stdout io.Writer) error {
 	var b strings.Builder
+	if outside != "" {
+		fmt.Fprintf(&b, "%s\n", outside)
+	}
 	fmt.Fprintf(&b, "reviewers from %s:\n", config.DescribeSource(c))
 	probes := runner.ProbeAll(c.Reviewers, os.Getenv("PATH"))
 	for _, p := range probes {

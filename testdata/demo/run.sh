@@ -124,7 +124,10 @@ run spar status reviews/login-link
 
 say "Fix the change: constant-time comparison, a check for it, and a test that can fail"
 cp -R "$here/fix/." "$repo/"
-run git commit -q -am 'compare tokens in constant time; the expiry test asserts'
+# git add -A: the fix brings a new file (checks/secrets_test.go), which
+# commit -a would leave out of the commit the triage cites.
+run git add -A
+run git commit -q -m 'compare tokens in constant time; the expiry test asserts'
 run git tag fix
 
 say "Triage: each defect is fixed by that commit, with the check that proves it"
