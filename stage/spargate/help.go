@@ -4,7 +4,7 @@ package spargate
 // `spar status --help` print: what each command does and each flag, in
 // words, with an example (docs/usage.md). Contract rows stay in docs/.
 var commandHelp = map[string]string{
-	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
 
 Decides whether the change may pass. Give every round of the series, in
 order, or the series folder itself (every round it holds, in order). A round
@@ -20,6 +20,12 @@ shows the record (JSON), for scripts and CI.
   --expect-base REV  where the change starts (e.g. main; in CI the pull
                      request's base): code rounds must review the whole
                      change, from the merge base of REV and the head
+  --signers FILE     only rounds signed by a key of this allowed_signers file
+                     (OpenSSH's format) count: review in CI, the job's key
+  --signers-from REV the same with .jaekit/allowed_signers of the commit REV
+                     (the protected base, e.g. origin/main); without either
+                     the gate only shows which rounds the head commit's
+                     .jaekit/allowed_signers signed
   --repo DIR         the repository the rounds' commits are in (default: the
                      working folder's, else the series folder's, the first
                      that holds them; the one the round recorded only for

@@ -16,14 +16,16 @@ import (
 	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/pipe"
+	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
+	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/version"
 	"github.com/jaekit/spar/stage/cli"
 )
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
 
@@ -39,6 +41,12 @@ gate        read the round folders in the given order and decide; a series
   --expect-base REV  where the change starts (CI: the pull request's base):
                      code rounds must review it whole, from the merge base
                      of REV and the head to the head
+  --signers FILE     only rounds a key of this OpenSSH allowed_signers file
+                     signed count (review in CI: the job's key)
+  --signers-from REV the same, with the .jaekit/allowed_signers of the commit
+                     REV (the protected base, never the head under review);
+                     without either, the head commit's file only shows which
+                     rounds were signed
   --repo DIR         the repository the rounds' commits are found in (default:
                      the working folder's, else the series folder's, the
                      first that holds them; the one round.json recorded
@@ -92,7 +100,7 @@ var (
 	// gateFormats are spar gate's --format values: the record, the
 	// Markdown report, and the code-host formats (lib/codehost).
 	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
-	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}}
 	capFlags    = []cli.Flag{{Name: "format"}}
 )
 
@@ -178,6 +186,23 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	opts := gate.Options{Rounds: rounds, Series: series}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
 	opts.ExpectBase, opts.ExpectBaseGiven = vals["expect-base"]
+	if _, both := vals["signers"]; both {
+		if _, from := vals["signers-from"]; from {
+			return usageErr("gate: --signers and --signers-from name the trusted keys twice: give one")
+		}
+	}
+	if path, ok := vals["signers"]; ok {
+		b, err := round.ReadFile(path)
+		if err != nil {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --signers %q cannot be read: %v", path, err))
+		}
+		signers, err := sign.ParseSigners(b)
+		if err != nil {
+			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --signers %q: %v", path, err))
+		}
+		opts.Signers, opts.SignersPath = signers, path
+	}
+	opts.SignersFrom, opts.SignersFromGiven = vals["signers-from"]
 	if repo, ok := vals["repo"]; ok {
 		if _, err := gitx.TopLevel(repo); err != nil {
 			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --repo %q is not a git repository", repo))
