@@ -23,8 +23,8 @@ import (
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
 	"github.com/jaekit/spar/lib/sandbox"
-	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/series"
+	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/workspace"
 )
 

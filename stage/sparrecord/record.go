@@ -20,8 +20,8 @@ import (
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
-	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/series"
+	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/summary"
 	"github.com/jaekit/spar/lib/workspace"
 )
