@@ -205,3 +205,16 @@ func manifestDiff(signed, now []byte) string {
 	}
 	return "they differ"
 }
+
+// SignRaw is the key's Ed25519 signature of data, the raw 64 bytes (what a
+// DSSE envelope carries, lib/attest).
+func (k *Key) SignRaw(data []byte) ([]byte, error) {
+	sig, err := k.signer.Sign(nil, data)
+	if err != nil {
+		return nil, err
+	}
+	return sig.Blob, nil
+}
+
+// Fingerprint is the key's SHA256 fingerprint (SHA256:…).
+func (k *Key) Fingerprint() string { return ssh.FingerprintSHA256(k.Public()) }

@@ -169,3 +169,25 @@ func (s *Signers) Len() int {
 	}
 	return len(s.entries)
 }
+
+// TrustedKey is one key the signers trust for a namespace now, with the
+// principal its line names first.
+type TrustedKey struct {
+	Principal string
+	Key       ssh.PublicKey
+}
+
+// Trusted are the keys the signers trust for namespace now, in the file's
+// order (an attestation's signature is checked against them, lib/attest).
+func (s *Signers) Trusted(namespace string) []TrustedKey {
+	if s == nil {
+		return nil
+	}
+	var out []TrustedKey
+	for _, e := range s.entries {
+		if p, ok := s.find(e.key, namespace); ok && p == e.principal {
+			out = append(out, TrustedKey{Principal: e.principal, Key: e.key})
+		}
+	}
+	return out
+}

@@ -16,9 +16,7 @@ import (
 	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/pipe"
-	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
-	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/version"
 	"github.com/jaekit/spar/stage/cli"
 )
@@ -28,6 +26,8 @@ const name = "spar-gate"
 const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
+       spar-gate attest SERIES... --expect-head REV --key FILE [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--record FILE] [--repo DIR]
+       spar-gate verify-attestation FILE --signers FILE [--expect-head REV] [--record FILE] [--repo DIR]
 
 gate        read the round folders in the given order and decide; a series
             folder (one that holds rounds) gates every round of the series
@@ -126,13 +126,13 @@ func parse(args []string, flags []cli.Flag) ([]string, map[string]string, error)
 // an option (G27: --expect-head --help is a revision that does not
 // resolve, not a request for the usage).
 func helpWanted(args []string) bool {
-	a, _ := cli.Parse(args, cli.Grammar{Flags: append(append([]cli.Flag{}, gateFlags...), capFlags...)})
+	a, _ := cli.Parse(args, cli.Grammar{Flags: append(append(append(append([]cli.Flag{}, gateFlags...), capFlags...), attestFlags...), verifyFlags...)})
 	return a.Help
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageErr("a command is needed: gate, cap-report or status")
+		return usageErr("a command is needed: gate, cap-report, status, attest or verify-attestation")
 	}
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintf(stdout, "spar %s\n", version.String())
@@ -155,8 +155,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runCapReport(args[1:], stdout)
 	case "status":
 		return runStatus(args[1:], stdout)
+	case "attest":
+		return runAttest(args[1:], stdout, stderr)
+	case "verify-attestation":
+		return runVerifyAttestation(args[1:], stdout)
 	}
-	return usageErr("unknown command %q (gate, cap-report or status)", args[0])
+	return usageErr("unknown command %q (gate, cap-report, status, attest or verify-attestation)", args[0])
 }
 
 func runGate(args []string, stdout, stderr io.Writer) error {
@@ -186,23 +190,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	opts := gate.Options{Rounds: rounds, Series: series}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
 	opts.ExpectBase, opts.ExpectBaseGiven = vals["expect-base"]
-	if _, both := vals["signers"]; both {
-		if _, from := vals["signers-from"]; from {
-			return usageErr("gate: --signers and --signers-from name the trusted keys twice: give one")
-		}
+	if err := signersOptions("gate", vals, &opts); err != nil {
+		return err
 	}
-	if path, ok := vals["signers"]; ok {
-		b, err := round.ReadFile(path)
-		if err != nil {
-			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --signers %q cannot be read: %v", path, err))
-		}
-		signers, err := sign.ParseSigners(b)
-		if err != nil {
-			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --signers %q: %v", path, err))
-		}
-		opts.Signers, opts.SignersPath = signers, path
-	}
-	opts.SignersFrom, opts.SignersFromGiven = vals["signers-from"]
 	if repo, ok := vals["repo"]; ok {
 		if _, err := gitx.TopLevel(repo); err != nil {
 			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --repo %q is not a git repository", repo))
