@@ -31,7 +31,7 @@ const (
 )
 
 // signersOptions reads --signers FILE or --signers-from REV into opts
-// (docs/review-gate.md "Signed rounds"): one of them, never both.
+// (docs/trust.md "Signed rounds"): one of them, never both.
 func signersOptions(cmd string, vals map[string]string, opts *gate.Options) error {
 	path, hasFile := vals["signers"]
 	if _, from := vals["signers-from"]; hasFile && from {
