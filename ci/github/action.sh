@@ -29,17 +29,25 @@ case $mode in
 gate) ;;
 review)
 	status=0
-	sh "$here/review.sh" || status=$?
+	err=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/spar-review.XXXXXX") || exit 74
+	sh "$here/review.sh" 2>"$err" || status=$?
+	cat "$err" >&2
 	if [ "$status" -ne 0 ]; then
 		echo "spar action: the review in CI failed (exit $status): nothing was gated" >&2
+		# Its last words, in an indented code block: nothing of them is
+		# Markdown.
 		{
 			echo "# spar gate: error"
 			echo
-			echo "The review in CI (mode review) failed (exit $status) before anything was gated: the job log says why. A fork's pull request has neither the reviewers' secrets nor the right to push the series ref (docs/usage.md §7.4)."
+			echo "The review in CI (mode review) failed (exit $status) before anything was gated. A fork's pull request has neither the reviewers' secrets nor the right to push the series ref (docs/usage.md §7.4). What it said last:"
+			echo
+			tail -n 20 "$err" | cut -c1-2000 | sed 's/^/    /'
 		} >>"$summary"
+		rm -f "$err"
 		echo "state=error" >>"$output"
 		exit "$status"
 	fi
+	rm -f "$err"
 	;;
 *)
 	echo "spar action: mode $mode is neither gate nor review" >&2

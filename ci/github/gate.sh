@@ -16,7 +16,10 @@
 # reporter: github-pr-review, github-pr-check, github-check,
 # github-pr-annotations or local; optional), SPAR_CONFIG (the job's user
 # configuration: the required reviewers are CI's own), GITHUB_WORKSPACE,
-# GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, RUNNER_TEMP.
+# SPAR_MODE (review: only the rounds a trusted key signed count, the keys
+# of .jaekit/allowed_signers at the base), SPAR_SIGNERS (the trusted keys
+# as an allowed_signers text: the same in any mode), GITHUB_STEP_SUMMARY,
+# GITHUB_OUTPUT, RUNNER_TEMP.
 set -u
 series=${SPAR_SERIES:?SPAR_SERIES: the series input is required}
 head=${SPAR_EXPECT_HEAD:-${GITHUB_SHA:?GITHUB_SHA or SPAR_EXPECT_HEAD is required}}
@@ -74,6 +77,22 @@ set -- "$dir" --expect-head "$head" --repo .
 # review of the last commit alone (--base HEAD~1) would cover the change.
 if [ -n "${SPAR_EXPECT_BASE:-}" ]; then
 	set -- "$@" --expect-base "$SPAR_EXPECT_BASE"
+fi
+# Review in CI: only the rounds a trusted key signed count (docs/trust.md
+# "Signed rounds"). The trusted keys are the workflow's (SPAR_SIGNERS, an
+# allowed_signers text, say a repository variable) or else those of
+# .jaekit/allowed_signers at the pull request's base, never the head's.
+if [ -n "${SPAR_SIGNERS:-}" ]; then
+	printf '%s\n' "$SPAR_SIGNERS" >"$tmp/allowed_signers"
+	set -- "$@" --signers "$tmp/allowed_signers"
+elif [ "${SPAR_MODE:-gate}" = review ]; then
+	signers_from=${SPAR_EXPECT_BASE:-${SPAR_BASE:-}}
+	if [ -z "$signers_from" ]; then
+		echo "spar: mode review gates only the rounds signed by the keys of .jaekit/allowed_signers at the base, and no base was given (expect-base, base)" >&2
+		echo "state=error" >>"$output"
+		exit 64
+	fi
+	set -- "$@" --signers-from "$signers_from"
 fi
 status=0
 if [ -n "${SPAR_SARIF:-}" ]; then

@@ -9,17 +9,26 @@
 # input (same base, head and packet) with the same configuration, so a job
 # run again after the agent triaged and pushed costs no second review.
 #
-# A published round is reused only when it carries this job's seal
-# (SPAR_SEAL_KEY, a secret of the repository: spar seals every round it
-# records with it and reuses none without it). Without a key any published
-# round of the same input is reused, one the agent under review made too:
-# the job says so (docs/trust.md "Records in git and the gate in CI").
+# Every round this job records is signed with its key (SPAR_SIGNING_KEY, a
+# secret of the repository: an Ed25519 OpenSSH private key without a
+# passphrase), and a published round is reused only when this key signed
+# it; the gate then counts only the rounds a trusted key signed (the keys of
+# .jaekit/allowed_signers at the pull request's base, or the action's
+# signers input). Without a key the job refuses to start: a review in CI
+# that any round of the same input could stand in for is no review
+# (docs/trust.md "Signed rounds"). The job fails (state error) when a
+# required reviewer of its own round did not complete: a refusal, a time
+# limit or an outage is never a passing review.
 #
 # Environment: SPAR_SERIES (required), SPAR_BASE (the pull request's base
 # commit, required), SPAR_EXPECT_HEAD (default GITHUB_SHA), SPAR_REMOTE
-# (default: the checkout's origin), SPAR_CONFIG, SPAR_SEAL_KEY,
+# (default: the checkout's origin), SPAR_CONFIG, SPAR_SIGNING_KEY,
 # GITHUB_WORKSPACE.
 set -u
+if [ -z "${SPAR_SIGNING_KEY:-}" ]; then
+	echo "spar: review in CI signs the rounds it records and counts no other: add the input signing-key: \${{ secrets.SPAR_SIGNING_KEY }} (a key made with ssh-keygen -t ed25519 -N '' -C spar-ci; its .pub line, as 'spar-ci namespaces=\"spar\" ssh-ed25519 AAAA...', goes into .jaekit/allowed_signers on the base branch)" >&2
+	exit 65
+fi
 series=${SPAR_SERIES:?SPAR_SERIES: the series input is required}
 base=${SPAR_BASE:?SPAR_BASE: the base commit is required for a review}
 head=${SPAR_EXPECT_HEAD:-${GITHUB_SHA:?GITHUB_SHA or SPAR_EXPECT_HEAD is required}}
@@ -52,9 +61,6 @@ if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} 2
 	mkdir -p "$dir"
 fi
 
-if [ -z "${SPAR_SEAL_KEY:-}" ]; then
-	echo "spar: warning: SPAR_SEAL_KEY is not set (the action's seal-key): a review of this input already published, by anyone who can push the series' ref, is reused as this job's own" >&2
-fi
 
 # The next round of the series: code-<n>, n one more than the rounds it has.
 n=1
@@ -65,4 +71,8 @@ case $status in
 0 | 1) ;; # recorded (1: reviewers that could not run, said on stderr)
 *) exit $status ;;
 esac
-spar push "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"}
+spar push "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} || exit $?
+# The job's own round must hold a completed review of every required
+# reviewer (its own, or one it signed earlier for the same input): the
+# round stays published as evidence, the step fails.
+spar-record verdict --require-complete "$dir/code-$n" >/dev/null

@@ -20,6 +20,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"exitcode": cmdExitcode,
 		"mkfifo":   cmdMkfifo,
 		"sha256":   cmdSHA256,
+		"envfile":  cmdEnvFile,
 		// An envelope's config edited, its digest recomputed (cmds_gate_test.go).
 		"config-edit": cmdConfigEdit,
 		// Repositories and rounds (cmds_gate_test.go, cmds_record_test.go).
@@ -44,6 +45,15 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 
 // compact is s as compact JSON (scripttest.Compact).
 func compact(s string) string { return scripttest.Compact(s) }
+
+// envfile NAME FILE: the variable NAME set to FILE's text (a key a CI
+// system hands a job as a secret's value).
+func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile NAME FILE")
+	}
+	ts.Setenv(args[0], ts.ReadFile(args[1]))
+}
 
 func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args {

@@ -32,7 +32,7 @@ func (g *gate) coverage(s *seriesData) {
 	var rounds []*roundData
 	var first *roundData
 	for _, r := range s.rounds {
-		if r.state != published || r.rec == nil || r.rec.DryRun || r.pending || r.rec.Stage != stage {
+		if r.state != published || r.rec == nil || r.rec.DryRun || r.pending || r.rec.Stage != stage || !s.counts(r) {
 			continue
 		}
 		rounds = append(rounds, r)

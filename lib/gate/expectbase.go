@@ -51,7 +51,7 @@ func (g *gate) expectedBase(s *seriesData) {
 	}
 	var rounds []*roundData
 	for _, r := range s.rounds {
-		if r.state == published && r.rec != nil && !r.rec.DryRun && !r.pending && r.rec.Stage == "code" {
+		if r.state == published && r.rec != nil && !r.rec.DryRun && !r.pending && r.rec.Stage == "code" && s.counts(r) {
 			rounds = append(rounds, r)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jaekit/spar/lib/growth"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
+	"github.com/jaekit/spar/lib/sign"
 )
 
 // Options are the arguments of one gate.
@@ -47,6 +48,13 @@ type Options struct {
 	// Getenv is the environment the gate's own configuration is found in
 	// (lib/config: the user configuration); nil is os.Getenv.
 	Getenv func(string) string
+	// Signers is --signers FILE read (SignersPath: FILE as given), and
+	// SignersFrom is --signers-from REV: the keys whose signatures alone
+	// count (signatures.go); nil and not given: signatures are only shown.
+	Signers          *sign.Signers
+	SignersPath      string
+	SignersFrom      string
+	SignersFromGiven bool
 	// Repo is --repo: the repository the rounds' commits are found in
 	// (repository.go); "" finds it from the series folder, else the
 	// working folder.
@@ -74,6 +82,13 @@ type seriesData struct {
 	headErr      error  // why the repository's HEAD does not resolve
 	expect       *string
 	expectErr    error // why --expect-head does not resolve
+	// requireSigned: only rounds the signers signed count (signatures.go);
+	// signers and signersSource are the keys and where they came from,
+	// signersErr why they could not be read.
+	requireSigned bool
+	signers       *sign.Signers
+	signersSource string
+	signersErr    error
 	// nextRunAdd: the reviewers the series' next run adds (nextRun).
 	nextRunAdd []string
 }
@@ -293,6 +308,7 @@ func (g *gate) collect() {
 		if s.whole {
 			s.leaveOut()
 		}
+		g.signatures(s)
 		s.pickLatest()
 	}
 	kept := g.listed[:0]
@@ -329,7 +345,7 @@ func (s *seriesData) pickLatest() {
 
 func (s *seriesData) choose() {
 	for _, r := range s.rounds {
-		if r.state != published || r.rec.DryRun {
+		if r.state != published || r.rec.DryRun || !s.counts(r) {
 			continue
 		}
 		if r.rec.Cap.Counted {
@@ -340,7 +356,7 @@ func (s *seriesData) choose() {
 		// Only rounds that count for nothing (hand-made records): the latest
 		// published one still decides the head and the reviewers.
 		for _, r := range s.rounds {
-			if r.state == published && !r.rec.DryRun {
+			if r.state == published && !r.rec.DryRun && s.counts(r) {
 				s.latest = r
 			}
 		}
@@ -350,7 +366,7 @@ func (s *seriesData) choose() {
 	}
 	s.input = []*roundData{s.latest}
 	for _, r := range s.rounds {
-		if r == s.latest || r.state != published || r.rec.DryRun || r.rec.Cap.Counted || r.rec.Cap.RerunOf == nil {
+		if r == s.latest || r.state != published || r.rec.DryRun || r.rec.Cap.Counted || r.rec.Cap.RerunOf == nil || !s.counts(r) {
 			continue
 		}
 		if filepath.Base(*r.rec.Cap.RerunOf) == s.latest.name {
@@ -368,8 +384,18 @@ func (g *gate) decide() {
 		ref := RoundRef{Dir: l.display, Series: l.series.display, Name: filepath.Base(l.abs)}
 		if r := l.data; r != nil && r.rec != nil && r.state != unreadable {
 			ref.Stage, ref.Base, ref.Head, ref.Counted = r.rec.Stage, r.rec.Base, r.rec.Head, r.rec.Cap.Counted && !r.rec.DryRun && r.state == published
+			ref.Signature = r.signature
 		}
 		g.rec.Rounds = append(g.rec.Rounds, ref)
+	}
+	for _, s := range g.series {
+		if s.signers != nil || s.signersErr != nil {
+			keys := 0
+			if s.signers != nil {
+				keys = s.signers.Len()
+			}
+			g.rec.Signers = append(g.rec.Signers, Signers{Series: s.display, Source: s.signersSource, Keys: keys, Required: s.requireSigned})
+		}
 	}
 	g.resolveHeads()
 	fix := g.fixedList()
@@ -391,6 +417,7 @@ func (g *gate) decide() {
 		g.noReview(s)
 		g.coverage(s)
 		g.expectedBase(s)
+		g.signatureReasons(s)
 		g.growth(s)
 	}
 	g.finish()

@@ -51,6 +51,9 @@ type roundData struct {
 	// pending: a round spar-record is recording, read from memory
 	// (RoundVerdict), never from its folder.
 	pending bool
+	// signature is what the gate found of the round's signature, when it
+	// had signers (signatures.go).
+	signature *RoundSignature
 	// derivation is what re-deriving the round's findings gave (trust.go),
 	// for the rounds the gate re-derives.
 	derivation derivation

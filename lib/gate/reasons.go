@@ -56,6 +56,9 @@ var Codes = []struct {
 	{"13", "no reviewer completed a review of the latest input"},
 	{"14", "the reviews do not cover the series' whole change"},
 	{"14b", "the code reviews do not cover the change --expect-base makes"},
+	{"15", "no round of the series is signed by a trusted key"},
+	{"15k", "the trusted signers cannot be read"},
+	{"15s", "a trusted key's signature does not cover its round"},
 }
 
 // known reports whether c is in the registry.

@@ -33,6 +33,10 @@ type Record struct {
 	// (docs/review-gate.md §3: --expect-head, else the repository's HEAD).
 	Head       *Head       `json:"head"`
 	ExpectHead *ExpectHead `json:"expect_head"`
+	// Signers are, per series whose rounds were checked against signers,
+	// where the keys came from and whether only signed rounds count;
+	// absent when no series had any.
+	Signers []Signers `json:"signers,omitempty"`
 	// ExpectBase is --expect-base, only when given.
 	ExpectBase *ExpectBase `json:"expect_base,omitempty"`
 	// PreviousGateDigest is the sha256 of the bytes of the gate record that
@@ -51,6 +55,9 @@ type RoundRef struct {
 	Base    string `json:"base"`
 	Head    string `json:"head"`
 	Counted bool   `json:"counted"`
+	// Signature is the round's signature as the gate checked it, only
+	// when the gate had signers (docs/review-gate.md §4).
+	Signature *RoundSignature `json:"signature,omitempty"`
 }
 
 // Required is one required reviewer of a series: configured_required of the

@@ -14,6 +14,9 @@ type Report struct {
 	Reasons  []Reason
 	Rounds   []RoundState
 	Findings []FindingState
+	// Notes say what counts for nothing without blocking by itself: a
+	// round no trusted key signed, where only signed rounds count.
+	Notes []string
 }
 
 // Reason is one blocked reason: Record.Reasons holds Problem + "; to clear:
@@ -62,6 +65,9 @@ func Explain(o Options) *Report { return run(o).report() }
 
 func (g *gate) report() *Report {
 	rep := &Report{Record: g.rec, Reasons: g.reasons, Rounds: make([]RoundState, 0, len(g.listed))}
+	for _, s := range g.series {
+		rep.Notes = append(rep.Notes, g.signatureNotes(s)...)
+	}
 	n := 0
 	for _, l := range g.listed {
 		if r := l.gated(); r != nil {
@@ -176,6 +182,9 @@ func (r *Report) Lines() []string {
 	lines := []string{r.Verdict()}
 	for _, x := range r.Reasons {
 		lines = append(lines, "blocked: "+x.Line())
+	}
+	for _, n := range r.Notes {
+		lines = append(lines, "note: "+oneLineText(n))
 	}
 	for _, m := range r.menus() {
 		label, cmds := MenuLine(m)

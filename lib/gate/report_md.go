@@ -91,6 +91,12 @@ func (r *Report) Markdown() string {
 			b.WriteString("\n")
 		}
 	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, n := range r.Notes {
+			b.WriteString("- " + mdText(n) + "\n")
+		}
+	}
 	if ms := r.menus(); len(ms) > 0 {
 		b.WriteString("\n## Other ways to clear\n\n")
 		for _, m := range ms {

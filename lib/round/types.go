@@ -157,6 +157,21 @@ func (r *Record) NeedsWorkspace() bool {
 	return false
 }
 
+// IncompleteRequired are the required reviewers of the round that neither
+// completed it nor kept a completed review of the same input (a rerun's
+// not_run with completed_in): what fails a CI job's own review
+// (spar-record verdict --require-complete, docs/usage.md §7).
+func (r *Record) IncompleteRequired() []Reviewer {
+	var out []Reviewer
+	for _, rv := range r.Reviewers {
+		if !rv.Required || rv.Status == envelope.StatusCompleted || rv.Status == envelope.StatusNotRun && rv.CompletedIn != nil {
+			continue
+		}
+		out = append(out, rv)
+	}
+	return out
+}
+
 // WorkspacePath is where the round's reviewers read the copies. Workspace
 // is the real path of the workspace, in spar's cache folder outside every
 // repository; <round>/workspace is a symbolic link to it and dangles once

@@ -198,7 +198,11 @@ func sameInput(rec *round.Record, stage, base, head, packetSHA256 string) bool {
 //
 // With trusted not nil, a round it refuses (its error, the round folder
 // given) serves no reviewer as a completed review: each runs again, with
-// the error as why (review in CI: a round without the job's seal, lib/seal).
+// the error as why (review in CI: a round the job did not sign, lib/sign).
+// Nor is it the round a rerun repeats: a counted round of the same input
+// that trusted refuses leaves the new round counted, so that a rerun the
+// job makes never hands the series' latest input to a round it did not
+// make (docs/trust.md "Signed rounds").
 //
 // Rounds that stopped before recording never count and never serve as the
 // round a rerun repeats. An unreadable record is an error (G32).
@@ -238,7 +242,7 @@ func Decide(seriesDir, stage, base, head, packetSHA256 string, dryRun bool, caps
 			continue
 		}
 		counted++
-		if rerunOf == nil && sameInput(r.Record, stage, base, head, packetSHA256) {
+		if rerunOf == nil && sameInput(r.Record, stage, base, head, packetSHA256) && (trusted == nil || trusted(r.Dir) == nil) {
 			name := filepath.Base(r.Dir)
 			rerunOf = &name
 		}

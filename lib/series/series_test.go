@@ -168,17 +168,17 @@ func TestCaps_RerunRunsOnlyUnfinishedReviewers(t *testing.T) {
 	}
 }
 
-// TestTrust_ReuseOnlySealedRounds: with a trust function (review in CI:
-// the job's seal, lib/seal), a completed review in a round it refuses is
-// reviewed again, naming why; one in a round it accepts is kept. The round
-// stays a rerun either way.
-func TestTrust_ReuseOnlySealedRounds(t *testing.T) {
+// TestTrust_ReuseOnlySignedRounds: with a trust function (review in CI:
+// the job's signature, lib/sign), a completed review in a round it refuses
+// is reviewed again, naming why; one in a round it accepts is kept. A
+// rerun of a trusted counted round stays a rerun.
+func TestTrust_ReuseOnlySignedRounds(t *testing.T) {
 	s := t.TempDir()
 	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true, completed: []string{"claude"}, failed: []string{"codex"}})
 	writeRound(t, s, fixture{name: "code-1b", stage: "code", head: "h1", packet: "p1", started: "2", finished: true, completed: []string{"codex"}})
 	trusted := func(dir string) error {
-		if filepath.Base(dir) == "code-1" {
-			return errors.New("round code-1 carries no seal")
+		if filepath.Base(dir) == "code-1b" {
+			return errors.New("round code-1 is not signed")
 		}
 		return nil
 	}
@@ -189,11 +189,28 @@ func TestTrust_ReuseOnlySealedRounds(t *testing.T) {
 	if d.Cap.Counted || d.Cap.RerunOf == nil || *d.Cap.RerunOf != "code-1" {
 		t.Fatalf("%+v", d.Cap)
 	}
-	if len(d.Completed) != 1 || d.Completed["codex"] != "code-1b" {
-		t.Errorf("completed %v, want codex from code-1b alone", d.Completed)
+	if len(d.Completed) != 1 || d.Completed["claude"] != "code-1" {
+		t.Errorf("completed %v, want claude from code-1 alone", d.Completed)
 	}
-	if d.Again["claude"] != "round code-1 carries no seal" {
+	if d.Again["codex"] != "round code-1 is not signed" {
 		t.Errorf("again %v", d.Again)
+	}
+}
+
+// TestTrust_RerunNeverOfAnUnsignedRound: a counted round of the same input
+// that the trust function refuses (the agent's round, published before the
+// job ran) is no round the job's round repeats: the job's round is counted,
+// and is the series' latest input, with none of the agent's reviews.
+func TestTrust_RerunNeverOfAnUnsignedRound(t *testing.T) {
+	s := t.TempDir()
+	writeRound(t, s, fixture{name: "code-1", stage: "code", head: "h1", packet: "p1", started: "1", counted: true, finished: true, completed: []string{"claude"}})
+	trusted := func(dir string) error { return errors.New("not signed") }
+	d, err := Decide(s, "code", "b", "h1", "p1", false, caps, entries("claude"), nil, trusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Cap.Counted || d.Cap.RerunOf != nil || d.Cap.Number != 2 || len(d.Completed) != 0 {
+		t.Fatalf("%+v %v", d.Cap, d.Completed)
 	}
 }
 

@@ -23,8 +23,8 @@ import (
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/runner"
 	"github.com/jaekit/spar/lib/sandbox"
-	"github.com/jaekit/spar/lib/seal"
 	"github.com/jaekit/spar/lib/series"
+	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/workspace"
 )
 
@@ -39,27 +39,30 @@ type input struct {
 	inputs map[string]envelope.Input
 }
 
-// options are spar-exec's flags (--quiet, --rerun NAME) and the seal key
-// of a CI job (lib/seal), read from the environment before anything else.
+// options are spar-exec's flags (--quiet, --rerun NAME) and the signing
+// key of a CI job (lib/sign), read from the environment before anything
+// else.
 type options struct {
 	quiet   bool
 	rerun   []string
-	sealKey string
+	signKey *sign.Key
 }
 
-// sealed is the trust of Decide for the seal key: a round serves as a
-// completed review only when it carries the key's seal (review in CI:
-// docs/trust.md "Records in git and the gate in CI"); nil without a key.
-func sealed(key string) func(string) error {
-	if key == "" {
+// signedByJob is the trust of Decide for the job's signing key: a round
+// serves as a completed review, or as the round a rerun repeats, only when
+// this key signed it (review in CI: docs/trust.md "Signed rounds"); nil
+// without a key.
+func signedByJob(key *sign.Key) func(string) error {
+	if key == nil {
 		return nil
 	}
+	signers := sign.Only(key.Public(), "this job")
 	seen := map[string]error{}
 	return func(dir string) error {
 		err, ok := seen[dir]
 		if !ok {
-			if err = seal.Verify(key, dir); err != nil {
-				err = fmt.Errorf("round %s carries no seal of this job's key (%s): %v", filepath.Base(dir), seal.EnvVar, err)
+			if _, err = sign.Verify(signers, dir, filepath.Base(filepath.Dir(dir)), filepath.Base(dir)); err != nil {
+				err = fmt.Errorf("round %s is not signed by this job's key (%s): %v", filepath.Base(dir), sign.EnvVar, err)
 			}
 			seen[dir] = err
 		}
@@ -128,7 +131,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	// does not exist yet has no rounds: decide first, so that a refusal
 	// writes nothing, not even the series folder.
 	decide := func() (series.Decision, error) {
-		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps, in.cfg.Reviewers, opts.rerun, sealed(opts.sealKey))
+		d, err := series.Decide(in.run.Series, in.run.Stage, in.run.Base, in.run.Head, in.packet.SHA256, in.run.DryRun, in.cfg.Caps, in.cfg.Reviewers, opts.rerun, signedByJob(opts.signKey))
 		if err != nil {
 			return d, exitcode.New(exitcode.Config, ""+err.Error())
 		}

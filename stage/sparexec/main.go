@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/exitcode"
-	"github.com/jaekit/spar/lib/seal"
+	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/stage/cli"
 )
 
@@ -70,12 +70,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Exit(stderr, name, exitcode.WithUsage(msg, strings.TrimSuffix(usage, "\n")))
 	}
 	_, quiet := a.Value("quiet")
-	// A CI job's seal key (lib/seal): read once, then gone from the
+	// A CI job's signing key (lib/sign): read once, then gone from the
 	// environment every reviewer and git process inherits.
-	key, err := seal.Key(os.Getenv)
-	seal.Unset()
+	key, err := sign.KeyFromEnv(os.Getenv)
+	sign.Unset()
 	if err != nil {
 		return cli.Exit(stderr, name, exitcode.New(exitcode.Config, "refused: "+err.Error()))
 	}
-	return cli.Exit(stderr, name, run(stdin, stdout, stderr, options{quiet: quiet, rerun: a.Values("rerun"), sealKey: key}))
+	return cli.Exit(stderr, name, run(stdin, stdout, stderr, options{quiet: quiet, rerun: a.Values("rerun"), signKey: key}))
 }

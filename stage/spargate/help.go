@@ -4,7 +4,51 @@ package spargate
 // `spar status --help` print: what each command does and each flag, in
 // words, with an example (docs/usage.md). Contract rows stay in docs/.
 var commandHelp = map[string]string{
-	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+	"attest": `usage: spar attest SERIES... --expect-head REV --key FILE [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--record FILE] [--repo DIR]
+
+Gates the series as spar gate does and writes the verdict as an in-toto
+Statement v1 in a DSSE envelope, signed with an Ed25519 SSH key: subjects
+the gated head's and base's git trees, the head commit and the gate
+record; predicate https://github.com/jaekit/spar/attestation/review/v1
+(the decision, its reason codes, each round's reviewers, every finding's
+class, state and disposition; docs/attestation.md). Anyone with the public
+key verifies it offline (spar verify-attestation). It is written whatever
+the decision; the exit code is the gate's.
+
+  --expect-head REV  the head the attestation is of (required)
+  --key FILE         the signing key: an Ed25519 OpenSSH private key without
+                     a passphrase (ssh-keygen -t ed25519 -N '')
+  --expect-base REV, --signers FILE, --signers-from REV, --repo DIR
+                     as spar gate's
+  --out FILE         write the envelope to FILE, atomically (default: stdout)
+  --record FILE      also write the gate record the statement names
+
+Exit codes: 0 passed, 1 blocked (both attested), 64 usage error, 65 refused
+(nothing written), 74 I/O error.
+
+Example:
+  spar attest reviews/login --expect-head HEAD --expect-base origin/main --key ci.key --out login.intoto.json
+`,
+	"verify-attestation": `usage: spar verify-attestation FILE --signers FILE [--expect-head REV] [--record FILE] [--repo DIR]
+
+Verifies an attestation spar attest wrote, offline: its DSSE signature
+against the Ed25519 keys the allowed_signers file trusts for the namespace
+spar, the statement (in-toto v1, spar's predicate type), and, when given,
+that it is of --expect-head and that --record FILE is the gate record it
+names. Prints who signed it, the head and the decision.
+
+  --signers FILE     the trusted keys (OpenSSH's allowed_signers format)
+  --expect-head REV  the head it must be of: a whole commit id, or a
+                     revision of the repository (--repo, default here)
+  --record FILE      the gate record it must name (its sha256)
+
+Exit codes: 0 verified, passed; 1 verified, blocked; 64 usage error; 65 not
+verified (another key, an edited envelope, another head or record).
+
+Example:
+  spar verify-attestation login.intoto.json --signers .jaekit/allowed_signers --expect-head HEAD
+`,
+	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
 
 Decides whether the change may pass. Give every round of the series, in
 order, or the series folder itself (every round it holds, in order). A round
@@ -20,6 +64,12 @@ shows the record (JSON), for scripts and CI.
   --expect-base REV  where the change starts (e.g. main; in CI the pull
                      request's base): code rounds must review the whole
                      change, from the merge base of REV and the head
+  --signers FILE     only rounds signed by a key of this allowed_signers file
+                     (OpenSSH's format) count: review in CI, the job's key
+  --signers-from REV the same with .jaekit/allowed_signers of the commit REV
+                     (the protected base, e.g. origin/main); without either
+                     the gate only shows which rounds the head commit's
+                     .jaekit/allowed_signers signed
   --repo DIR         the repository the rounds' commits are in (default: the
                      working folder's, else the series folder's, the first
                      that holds them; the one the round recorded only for

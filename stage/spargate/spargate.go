@@ -23,9 +23,11 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
+       spar-gate attest SERIES... --expect-head REV --key FILE [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--record FILE] [--repo DIR]
+       spar-gate verify-attestation FILE --signers FILE [--expect-head REV] [--record FILE] [--repo DIR]
 
 gate        read the round folders in the given order and decide; a series
             folder (one that holds rounds) gates every round of the series
@@ -39,6 +41,12 @@ gate        read the round folders in the given order and decide; a series
   --expect-base REV  where the change starts (CI: the pull request's base):
                      code rounds must review it whole, from the merge base
                      of REV and the head to the head
+  --signers FILE     only rounds a key of this OpenSSH allowed_signers file
+                     signed count (review in CI: the job's key)
+  --signers-from REV the same, with the .jaekit/allowed_signers of the commit
+                     REV (the protected base, never the head under review);
+                     without either, the head commit's file only shows which
+                     rounds were signed
   --repo DIR         the repository the rounds' commits are found in (default:
                      the working folder's, else the series folder's, the
                      first that holds them; the one round.json recorded
@@ -92,7 +100,7 @@ var (
 	// gateFormats are spar gate's --format values: the record, the
 	// Markdown report, and the code-host formats (lib/codehost).
 	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
-	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}}
 	capFlags    = []cli.Flag{{Name: "format"}}
 )
 
@@ -118,13 +126,13 @@ func parse(args []string, flags []cli.Flag) ([]string, map[string]string, error)
 // an option (G27: --expect-head --help is a revision that does not
 // resolve, not a request for the usage).
 func helpWanted(args []string) bool {
-	a, _ := cli.Parse(args, cli.Grammar{Flags: append(append([]cli.Flag{}, gateFlags...), capFlags...)})
+	a, _ := cli.Parse(args, cli.Grammar{Flags: append(append(append(append([]cli.Flag{}, gateFlags...), capFlags...), attestFlags...), verifyFlags...)})
 	return a.Help
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageErr("a command is needed: gate, cap-report or status")
+		return usageErr("a command is needed: gate, cap-report, status, attest or verify-attestation")
 	}
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintf(stdout, "spar %s\n", version.String())
@@ -147,8 +155,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runCapReport(args[1:], stdout)
 	case "status":
 		return runStatus(args[1:], stdout)
+	case "attest":
+		return runAttest(args[1:], stdout, stderr)
+	case "verify-attestation":
+		return runVerifyAttestation(args[1:], stdout)
 	}
-	return usageErr("unknown command %q (gate, cap-report or status)", args[0])
+	return usageErr("unknown command %q (gate, cap-report, status, attest or verify-attestation)", args[0])
 }
 
 func runGate(args []string, stdout, stderr io.Writer) error {
@@ -178,6 +190,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	opts := gate.Options{Rounds: rounds, Series: series}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
 	opts.ExpectBase, opts.ExpectBaseGiven = vals["expect-base"]
+	if err := signersOptions("gate", vals, &opts); err != nil {
+		return err
+	}
 	if repo, ok := vals["repo"]; ok {
 		if _, err := gitx.TopLevel(repo); err != nil {
 			return exitcode.New(exitcode.Config, fmt.Sprintf("gate: --repo %q is not a git repository", repo))

@@ -320,26 +320,38 @@ func unfence(s string) string {
 	return strings.TrimSpace(inner)
 }
 
-const verdictUsage = `usage: spar-record verdict ROUND
+const verdictUsage = `usage: spar-record verdict ROUND [--require-complete]
 
 Prints where a recorded round is and its verdict line (the verdict line of
 its summary.md). A round that stopped before recording is refused (65).
 
-Exit codes: 0 printed, 64 usage error, 65 refused.
+  --require-complete  also fail (exit 1) when a required reviewer of the
+                      round did not complete it and kept no completed
+                      review of the same input (review in CI: the job's
+                      review step fails, ci/github/review.sh), one line per
+                      reviewer with its status and reason
+
+Exit codes: 0 printed, 1 a required reviewer did not complete
+(--require-complete), 64 usage error, 65 refused.
 
 Example:
   spar-record verdict reviews/login/code-1
 `
 
-// runVerdict prints "round: DIR" and the round's verdict line.
+// runVerdict prints "round: DIR" and the round's verdict line; with
+// --require-complete, each required reviewer that did not complete.
 func runVerdict(args []string, stdout io.Writer) error {
-	a, err := cli.Parse(args, cli.Grammar{})
+	a, err := cli.Parse(args, cli.Grammar{Flags: []cli.Flag{{Name: "require-complete", Bool: true}}})
 	if a.Help {
 		fmt.Fprint(stdout, verdictUsage)
 		return nil
 	}
 	if err != nil || len(a.Pos) != 1 || strings.HasPrefix(a.Pos[0], "-") {
 		return usageError("verdict: want one ROUND", verdictUsage)
+	}
+	v, require := a.Value("require-complete")
+	if require && v != "" {
+		return usageError("verdict: --require-complete takes no value", verdictUsage)
 	}
 	arg := a.Pos[0]
 	dir, err := filepath.Abs(arg)
@@ -353,7 +365,22 @@ func runVerdict(args []string, stdout io.Writer) error {
 	// Decided now, by the gate's rule (docs/review-round.md §9): summary.md
 	// holds the line as it was when spar-record last wrote it.
 	fmt.Fprintf(stdout, "round: %s\n%s\n", dir, summary.VerdictLine(rec, f.Findings, verdictTally(dir, nil)))
-	return nil
+	if !require {
+		return nil
+	}
+	missing := rec.IncompleteRequired()
+	if len(missing) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, rv := range missing {
+		why := rv.Reason
+		if why == "" {
+			why = "no reason recorded"
+		}
+		lines = append(lines, fmt.Sprintf("required reviewer %s did not complete round %s (status %s: %s)", rv.Name, rec.Name, rv.Status, strings.Join(strings.Fields(why), " ")))
+	}
+	return exitcode.New(exitcode.Blocked, strings.Join(lines, "\n"))
 }
 
 // verdictTally is the verdict line's open and closed counts by the gate's

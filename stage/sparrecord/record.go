@@ -20,8 +20,8 @@ import (
 	"github.com/jaekit/spar/lib/lock"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/round"
-	"github.com/jaekit/spar/lib/seal"
 	"github.com/jaekit/spar/lib/series"
+	"github.com/jaekit/spar/lib/sign"
 	"github.com/jaekit/spar/lib/summary"
 	"github.com/jaekit/spar/lib/workspace"
 )
@@ -208,9 +208,9 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, exitcode.New(exitcode.Config, fmt.Sprintf("stdin: /round/dir: %q is not an absolute path", dir))
 	}
-	// A CI job's seal key (lib/seal): a bad one is refused before anything
-	// is written.
-	sealKey, err := seal.Key(os.Getenv)
+	// A CI job's signing key (lib/sign): a bad one is refused before
+	// anything is written.
+	signKey, err := sign.KeyFromEnv(os.Getenv)
 	if err != nil {
 		return nil, refused("%v", err)
 	}
@@ -306,13 +306,13 @@ func record(in *input, stderr io.Writer) (*envelope.Recorded, error) {
 	if _, err := round.Finish(dir, pause); err != nil {
 		return nil, ioError(dir, err)
 	}
-	// The job's seal over the round as recorded (review in CI, lib/seal),
-	// still under the lock.
-	if sealKey != "" {
-		if err := seal.Sign(sealKey, dir); err != nil {
-			return nil, ioError(filepath.Join(dir, seal.File), err)
+	// The job's signature over the round as recorded (review in CI,
+	// lib/sign), still under the lock.
+	if signKey != nil {
+		if err := sign.Sign(signKey, dir, filepath.Base(series), filepath.Base(dir)); err != nil {
+			return nil, ioError(filepath.Join(dir, sign.SignatureFile), err)
 		}
-		written = append(written, seal.File)
+		written = append(written, sign.ManifestFile, sign.SignatureFile)
 	}
 
 	// 4. The workspace, once no reviewer can still need it (docs/review-round.md "The workspace"):
