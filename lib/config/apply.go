@@ -60,7 +60,7 @@ func Load(o Options) (*envelope.Config, error) {
 	c.ConfiguredNames = []string{}
 	for _, e := range configured {
 		c.ConfiguredNames = append(c.ConfiguredNames, e.Name)
-		if e.Preset.Required {
+		if e.required() {
 			c.ConfiguredRequired = append(c.ConfiguredRequired, envelope.RequiredReviewer{Name: e.Name, Preset: e.Preset.Name})
 		}
 	}
@@ -370,7 +370,7 @@ func apply(e entry, fileTimeout int, chosen map[string]*choice) envelope.Reviewe
 		Name:           e.Name,
 		Preset:         p.Name,
 		Isolation:      p.Isolation,
-		Required:       p.Required,
+		Required:       e.required(),
 		TimeoutSeconds: DefaultTimeoutSeconds,
 	}
 	// G19: the entry's value, else the file's top-level value, else spar's.

@@ -32,9 +32,22 @@ type entry struct {
 	Timeout        int      // 0 when not written
 	Env            []string // nil when not written
 	Budget         *float64 // budget_usd; nil when not written
+	// Required is `required` (spar's own key, docs/contract.md): nil when
+	// not written, then the preset's default (a command reviewer is not
+	// required).
+	Required *bool
 }
 
-var reviewerKeys = []string{"name", "preset", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts", "timeout_seconds", "env", "budget_usd"}
+// required is whether the entry's reviewer is required: `required` when
+// written, else its preset's default.
+func (e entry) required() bool {
+	if e.Required != nil {
+		return *e.Required
+	}
+	return e.Preset.Required
+}
+
+var reviewerKeys = []string{"name", "preset", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts", "timeout_seconds", "env", "budget_usd", "required"}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -194,6 +207,12 @@ func parseEntry(d *tomlDoc, idx string, tbl map[string]any) (entry, int, error) 
 			if e.Budget, err = budgetValue(file, l, v); err != nil {
 				return e, 0, err
 			}
+		case "required":
+			b, ok := v.(bool)
+			if !ok {
+				return e, 0, cfgErr(file, l, "required: want true or false, got %s", typeName(v))
+			}
+			e.Required = &b
 		}
 	}
 	if p.UsesArgv && e.Argv == nil {
@@ -217,7 +236,7 @@ func parseEntry(d *tomlDoc, idx string, tbl map[string]any) (entry, int, error) 
 // uses reports whether preset p takes key (G21).
 func uses(p Preset, key string) bool {
 	switch key {
-	case "name", "preset", "timeout_seconds":
+	case "name", "preset", "timeout_seconds", "required":
 		return true
 	case "binary", "fallback_model":
 		return p.UsesBinary

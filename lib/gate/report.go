@@ -67,6 +67,7 @@ func (g *gate) report() *Report {
 	rep := &Report{Record: g.rec, Reasons: g.reasons, Rounds: make([]RoundState, 0, len(g.listed))}
 	for _, s := range g.series {
 		rep.Notes = append(rep.Notes, g.signatureNotes(s)...)
+		rep.Notes = append(rep.Notes, g.incompleteNotes(s)...)
 	}
 	n := 0
 	for _, l := range g.listed {

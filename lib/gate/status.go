@@ -39,7 +39,11 @@ type SeriesStatus struct {
 	Findings          []StatusFinding `json:"findings"`
 	Corroborated      []Corroboration `json:"corroborated"`
 	RequiredReviewers []Required      `json:"required_reviewers"`
-	Caps              []StatusCap     `json:"caps"`
+	// Incomplete names every reviewer of the latest input that completed
+	// no review of it, required or not, with its status and reason
+	// (incomplete.go), as spar gate's notes do.
+	Incomplete []string    `json:"incomplete_reviewers"`
+	Caps       []StatusCap `json:"caps"`
 	// CapsError says why the caps could not be read ("" when they were).
 	CapsError string `json:"caps_error,omitempty"`
 	// PossibleRepeats are findings that restate nothing but read like an
@@ -225,7 +229,7 @@ func seriesOf(d string) (string, error) {
 
 func seriesStatus(series string) SeriesStatus {
 	out := SeriesStatus{Series: series, State: StatusEmpty, Findings: []StatusFinding{}, Corroborated: []Corroboration{},
-		RequiredReviewers: []Required{}, Caps: []StatusCap{}, Reasons: []string{}, PossibleRepeats: []PossibleRepeat{}}
+		RequiredReviewers: []Required{}, Incomplete: []string{}, Caps: []StatusCap{}, Reasons: []string{}, PossibleRepeats: []PossibleRepeat{}}
 	caps := func(rep *CapReport, err error) {
 		if err != nil {
 			out.CapsError = err.Error()
@@ -263,6 +267,7 @@ func seriesStatus(series string) SeriesStatus {
 		return out
 	}
 	s := g.series[0]
+	out.Incomplete = append(out.Incomplete, g.incompleteNotes(s)...)
 	if s.latest != nil {
 		out.Latest = &StatusRound{Name: s.latest.name, Dir: s.dirOf(s.latest), Stage: s.latest.rec.Stage,
 			Base: s.latest.rec.Base, Head: s.latest.rec.Head, Counted: s.latest.rec.Cap.Counted && !s.latest.rec.DryRun}
@@ -530,6 +535,9 @@ func (st *Status) Text() string {
 			w("  required reviewers: %s\n", strings.Join(req, ", "))
 		} else {
 			w("  required reviewers: none\n")
+		}
+		for _, n := range s.Incomplete {
+			w("  did not complete: %s\n", oneLine(n))
 		}
 		if s.CapsError != "" {
 			w("  caps: %s\n", oneLine(s.CapsError))
