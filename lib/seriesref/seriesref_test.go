@@ -294,7 +294,7 @@ func TestRemote_Choice(t *testing.T) {
 }
 
 // TestCause: a failed git call says git's own cause, hint: lines dropped,
-// bounded and on one line (issue 32, item 6).
+// bounded and on one line (docs/usage.md §7.1).
 func TestCause(t *testing.T) {
 	hints := "hint: Support for <GIT_DIR>/info/grafts is deprecated\nhint: and will be removed\nhint: \n"
 	for name, c := range map[string]struct{ stderr, want string }{
