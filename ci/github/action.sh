@@ -7,8 +7,10 @@
 # state=error, never a step without a state.
 #
 # Environment: SPAR_MODE (gate or review, default gate), SPAR_SERIES
-# (else SPAR_BRANCH, the pull request's branch, each / as -), and what
-# review.sh and gate.sh read; GITHUB_STEP_SUMMARY, GITHUB_OUTPUT.
+# (else SPAR_BRANCH, the pull request's branch, each / as -), SPAR_CONFIG
+# or SPAR_REVIEWERS (one is required: ci/reviewers.sh makes the job's
+# configuration of the latter), and what review.sh and gate.sh read;
+# GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, RUNNER_TEMP.
 set -u
 here=$(dirname "$0")
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
@@ -23,6 +25,35 @@ if [ -z "$SPAR_SERIES" ]; then
 	echo "spar action: no series input, and no branch to name the series after" >&2
 	echo "state=error" >>"$output"
 	exit 64
+fi
+# stop CODE LINE: the step ends with state=error, LINE on stderr and in the
+# step summary (LINE holds no input's text: the summary is Markdown).
+stop() {
+	echo "spar action: $2" >&2
+	{
+		echo "# spar gate: error"
+		echo
+		echo "$2"
+	} >>"$summary"
+	echo "state=error" >>"$output"
+	exit "$1"
+}
+# CI's reviewers are explicit (docs/usage.md §7.2): the config input (a spar
+# user configuration) or the reviewers input, which becomes this job's
+# configuration; never the default reviewers a configuration-less spar
+# would require.
+if [ -n "${SPAR_REVIEWERS:-}" ] && [ -n "${SPAR_CONFIG:-}" ]; then
+	stop 64 "give the action's reviewers input or its config input, not both (reviewers: the names alone; config: a spar configuration file whose [[reviewers]] they are)"
+fi
+if [ -z "${SPAR_CONFIG:-}" ]; then
+	if [ -z "${SPAR_REVIEWERS:-}" ]; then
+		stop 65 "no reviewers: set the action's reviewers input (e.g. reviewers: codex, claude) or its config input (a spar configuration file); CI requires the reviewers it is told, never spar's defaults"
+	fi
+	SPAR_CONFIG="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/spar-reviewers.toml"
+	if ! sh "$here/../reviewers.sh" "$SPAR_REVIEWERS" >"$SPAR_CONFIG"; then
+		stop 64 "the reviewers input is not a list of NAME or NAME=PRESET (PRESET: claude, codex, agy or native), by commas or blanks: the job log names the entry"
+	fi
+	export SPAR_CONFIG
 fi
 mode=${SPAR_MODE:-gate}
 case $mode in

@@ -94,18 +94,34 @@ elif [ "${SPAR_MODE:-gate}" = review ]; then
 	fi
 	set -- "$@" --signers-from "$signers_from"
 fi
-status=0
+# One gate run writes every rendering of its one decision: the Markdown
+# report on stdout, the SARIF log and reviewdog's diagnostics to files.
 if [ -n "${SPAR_SARIF:-}" ]; then
-	spar gate "$@" --sarif "$SPAR_SARIF" --format md >"$tmp/summary.md" || status=$?
-else
-	spar gate "$@" --format md >"$tmp/summary.md" || status=$?
+	set -- "$@" --sarif "$SPAR_SARIF"
 fi
-cat "$tmp/summary.md" >>"$summary"
+if [ -n "${SPAR_REVIEWDOG:-}" ]; then
+	set -- "$@" --rdjsonl "$tmp/open.rdjsonl"
+fi
+status=0
+spar gate "$@" --format md >"$tmp/summary.md" 2>"$tmp/gate.err" || status=$?
+cat "$tmp/gate.err" >&2
 case $status in
 0) state=passed ;;
 1) state=blocked ;;
 *) state=error ;;
 esac
+if [ "$state" = error ] && [ ! -s "$tmp/summary.md" ]; then
+	# Refused or failed before a report: the summary says why (the gate's
+	# words, which may hold the series' paths, in an indented code block).
+	{
+		echo "# spar gate: error"
+		echo
+		echo "spar gate wrote no report (exit $status):"
+		echo
+		sed 's/^/    /' "$tmp/gate.err"
+	} >"$tmp/summary.md"
+fi
+cat "$tmp/summary.md" >>"$summary"
 echo "state=$state" >>"$output"
 
 if [ -n "${SPAR_REVIEWDOG:-}" ] && [ "$state" != error ]; then
@@ -113,7 +129,6 @@ if [ -n "${SPAR_REVIEWDOG:-}" ] && [ "$state" != error ]; then
 	# reviewdog that fails (a token without rights, the API down) leaves the
 	# verdict as it is and says so in a warning annotation (the step
 	# summary is not written again: the report may fill its 1 MiB).
-	spar gate "$@" --format rdjsonl >"$tmp/open.rdjsonl" 2>/dev/null
 	rd=0
 	reviewdog -f=rdjsonl -name=spar -reporter="$SPAR_REVIEWDOG" -filter-mode=nofilter -fail-level=none <"$tmp/open.rdjsonl" || rd=$?
 	if [ "$rd" -ne 0 ]; then

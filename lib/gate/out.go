@@ -79,20 +79,23 @@ func within(p, dir string) bool {
 }
 
 // recordArea says whether the real path p lies where records live: inside a
-// round folder (a folder holding round.json or any record spar writes after
-// it, up to recordDepth folders above p: a round's deepest files are
-// <round>/<reviewer>/<file> and <round>/.recording/<file>) or directly in a
-// series folder (beside its rounds and extensions.jsonl). --out and --sarif
-// never write there, whichever rounds were given: a gate record or a SARIF
-// log written over a waivers.jsonl would destroy it.
+// round folder as spar recognises one (round.IsRound: it holds round.json,
+// or another record in a series that holds such a round), up to
+// recordDepth folders above p (a round's deepest files are
+// <round>/<reviewer>/<file> and <round>/.recording/<file>), or directly in
+// a series folder that holds such a round (round.IsRecordedSeries: beside
+// its rounds and extensions.jsonl). --out and --sarif never write there,
+// whichever rounds were given: a gate record or a SARIF log written over a
+// waivers.jsonl would destroy it. A folder that merely holds a file named
+// like a record (a summary.md of one's own) is neither.
 func recordArea(p string) (string, bool) {
 	parent := filepath.Dir(p)
-	if isSeries(parent) {
+	if round.IsRecordedSeries(parent) {
 		return fmt.Sprintf("the series folder %q", parent), true
 	}
 	d := parent
 	for i := 0; i < recordDepth; i++ {
-		if round.HoldsRecord(d) {
+		if round.IsRound(d) {
 			return fmt.Sprintf("the round folder %q", d), true
 		}
 		if filepath.Dir(d) == d {

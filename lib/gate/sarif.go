@@ -1,16 +1,10 @@
 package gate
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/jaekit/spar/lib/gitx"
-	"github.com/jaekit/spar/lib/recordpath"
 
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sarif"
@@ -89,64 +83,4 @@ func Export(o Options) (*Report, sarif.Log, error) {
 		return nil, sarif.Log{}, err
 	}
 	return rep, sarif.Export(rounds), nil
-}
-
-// CheckSarifOut refuses a --sarif path that would damage records: inside a
-// given round folder, a series' extensions.jsonl, the same file as --out, an
-// existing file that is not a regular file or not a SARIF log, or a path
-// whose folder does not exist. Unlike --out it need not be ignored by git
-// (G28 is for records; a SARIF log is an export meant to be uploaded).
-func CheckSarifOut(path string, rounds []string, out string) error {
-	if strings.TrimSpace(path) == "" {
-		return fmt.Errorf("--sarif %q: empty path", path)
-	}
-	real, err := recordpath.Resolve(path)
-	if err != nil {
-		return fmt.Errorf("--sarif %q: %v", path, err)
-	}
-	for _, r := range rounds {
-		dir, err := recordpath.Resolve(r)
-		if err != nil {
-			continue
-		}
-		if within(real, dir) {
-			return fmt.Errorf("--sarif %q is inside the round folder %q", path, r)
-		}
-		if real == filepath.Join(filepath.Dir(dir), round.ExtensionFile) {
-			return fmt.Errorf("--sarif %q is the series' %s", path, round.ExtensionFile)
-		}
-	}
-	if where, ok := recordArea(real); ok {
-		return fmt.Errorf("--sarif %q is inside %s; the gate never writes where records live", path, where)
-	}
-	if out != "" {
-		if o, err := recordpath.Resolve(out); err == nil && o == real {
-			return fmt.Errorf("--sarif %q is the same file as --out", path)
-		}
-	}
-	fi, err := os.Stat(real)
-	if errors.Is(err, fs.ErrNotExist) {
-		if pfi, perr := os.Stat(filepath.Dir(real)); perr != nil || !pfi.IsDir() {
-			return fmt.Errorf("--sarif %q: the folder %q does not exist", path, filepath.Dir(path))
-		}
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--sarif %q: %v", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("--sarif %q exists and is not a regular file", path)
-	}
-	b, err := os.ReadFile(real)
-	if err != nil {
-		return fmt.Errorf("--sarif %q: %v", path, err)
-	}
-	var head struct {
-		Version string `json:"version"`
-		Runs    []any  `json:"runs"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil || head.Version != sarif.Version || head.Runs == nil {
-		return fmt.Errorf("--sarif %q exists and is not a SARIF %s log; spar gate replaces only an earlier SARIF log", path, sarif.Version)
-	}
-	return nil
 }

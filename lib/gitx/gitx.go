@@ -20,8 +20,10 @@ import (
 // Command is the one way spar starts git: in dir, with --no-pager and
 // core.quotepath off before args, and the environment of Env. Every git
 // call of every stage goes through it (docs/trust.md: git cannot be bent).
+// advice.graftFileDeprecated is off: Env's GIT_GRAFT_FILE makes git 2.39
+// open every error with eight hint: lines about grafts, hiding its cause.
 func Command(dir string, args ...string) *exec.Cmd {
-	full := append([]string{"--no-pager", "--no-replace-objects", "-c", "core.quotepath=off"}, args...)
+	full := append([]string{"--no-pager", "--no-replace-objects", "-c", "core.quotepath=off", "-c", "advice.graftFileDeprecated=false"}, args...)
 	cmd := exec.Command("git", full...)
 	cmd.Dir = dir
 	cmd.Env = Env(os.Environ())

@@ -355,6 +355,42 @@ func IsSeries(dir string) bool {
 	return holdsRounds(dir) && len(SeriesIn(dir)) == 0
 }
 
+// IsRound reports a round folder as spar recognises one wherever it lies,
+// given or not: a folder that holds round.json (the record spar writes
+// first; spar run refuses a series inside one by the same file), or one
+// that holds another record (HoldsRecord) in a series that holds such a
+// round (IsRecordedSeries: an unreadable round of a real series). A folder
+// that merely holds a file named summary.md, findings.json, ledger.jsonl
+// or waivers.jsonl, among no round, is none.
+func IsRound(dir string) bool {
+	return holdsRoundFile(dir) || (HoldsRecord(dir) && IsRecordedSeries(filepath.Dir(dir)))
+}
+
+// IsRecordedSeries reports a series folder (IsSeries) one of whose rounds
+// holds round.json: a series spar recorded a review in, not a folder one of
+// whose sub-folders merely holds a file named like a record.
+func IsRecordedSeries(dir string) bool {
+	if !IsSeries(dir) {
+		return false
+	}
+	rounds, err := Folders(dir)
+	if err != nil {
+		return false
+	}
+	for _, r := range rounds {
+		if holdsRoundFile(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsRoundFile reports a folder that holds an entry named round.json.
+func holdsRoundFile(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, RoundFile))
+	return err == nil
+}
+
 // SeriesIn returns the sub-folders of dir (or symbolic links to folders)
 // that hold rounds and no record of a round themselves, by name: the series
 // dir holds. A folder that holds any is never a series itself (IsSeries),

@@ -191,3 +191,35 @@ func TestStartedAtAsDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestIsRound: a round folder is one spar recognises (round.json, or
+// another record in a series holding such a round), never a folder that
+// merely holds a file named like a record (docs/review-gate.md §5).
+func TestIsRound(t *testing.T) {
+	root := t.TempDir()
+	put := func(rel string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("reviews/s/code-1/round.json")
+	put("reviews/s/code-0/waivers.jsonl") // round.json gone: unreadable round
+	put("own/d/summary.md")
+	put("own/e/findings.json")
+	for rel, want := range map[string]bool{
+		"reviews/s/code-1": true, "reviews/s/code-0": true, "own/d": false, "own/e": false, "own": false, "reviews/s": false,
+	} {
+		if got := IsRound(filepath.Join(root, rel)); got != want {
+			t.Errorf("IsRound(%s) = %v, want %v", rel, got, want)
+		}
+	}
+	for rel, want := range map[string]bool{"reviews/s": true, "own": false, "reviews": false, "reviews/s/code-1": false} {
+		if got := IsRecordedSeries(filepath.Join(root, rel)); got != want {
+			t.Errorf("IsRecordedSeries(%s) = %v, want %v", rel, got, want)
+		}
+	}
+}

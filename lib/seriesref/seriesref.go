@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jaekit/spar/lib/escape"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 )
@@ -842,7 +843,7 @@ func remoteGit(repo string, timeout time.Duration, args ...string) ([]byte, erro
 		return nil, fmt.Errorf("git %s: no end after %gs, %w", args[0], timeout.Seconds(), ErrTimeout)
 	}
 	if err != nil {
-		return stdout.Bytes(), fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), err))
+		return stdout.Bytes(), fmt.Errorf("git %s: %s", args[0], cause(stderr.String(), err))
 	}
 	return stdout.Bytes(), nil
 }
@@ -851,14 +852,54 @@ func remoteGit(repo string, timeout time.Duration, args ...string) ([]byte, erro
 // started to close the pipes it inherited.
 const pipeGrace = 2 * time.Second
 
-func firstLine(s string, err error) string {
+// cause is what a failed git push, fetch or ls-remote says about why, from
+// its stderr: the lines that carry a cause (error:, fatal:, warning:, what
+// the remote said, a rejected ref), never hint: lines (git 2.39 prints the
+// grafts deprecation hint first, spar setting GIT_GRAFT_FILE), on one line
+// joined by "; ", at most causeLines lines of at most causeWidth
+// characters each, control characters escaped (the remote's words reach
+// the terminal and a CI summary). With no such line, the first line that is
+// no hint; with none at all, err.
+func cause(s string, err error) string {
+	var picked, other []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "" || strings.HasPrefix(l, "hint:"):
+			continue
+		case strings.HasPrefix(l, "error:"), strings.HasPrefix(l, "fatal:"), strings.HasPrefix(l, "warning:"),
+			strings.HasPrefix(l, "remote:"), strings.HasPrefix(l, "! "):
+			if strings.TrimSpace(strings.TrimPrefix(l, "remote:")) == "" {
+				continue
+			}
+			picked = append(picked, l)
+		default:
+			other = append(other, l)
 		}
 	}
-	return err.Error()
+	if len(picked) == 0 {
+		if len(other) == 0 {
+			return err.Error()
+		}
+		picked = other[:1]
+	}
+	if len(picked) > causeLines {
+		picked = append(picked[:causeLines-1], fmt.Sprintf("(%d more lines)", len(picked)-causeLines+1))
+	}
+	for i, l := range picked {
+		if r := []rune(l); len(r) > causeWidth {
+			l = string(r[:causeWidth]) + "…"
+		}
+		picked[i] = escape.Controls(l)
+	}
+	return strings.Join(picked, "; ")
 }
+
+// causeLines and causeWidth bound the cause of a failed git call (cause).
+const (
+	causeLines = 8
+	causeWidth = 300
+)
 
 // Remote is the remote a push or fetch uses: given when not "", else the
 // current branch's upstream remote, else origin; "" when the repository has

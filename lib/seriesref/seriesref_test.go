@@ -292,3 +292,23 @@ func TestRemote_Choice(t *testing.T) {
 	git(t, repo, "", "config", "remote.nourl.fetch", "+refs/heads/*:refs/remotes/nourl/*")
 	check("nourl", "", true)
 }
+
+// TestCause: a failed git call says git's own cause, hint: lines dropped,
+// bounded and on one line (docs/usage.md §7.1).
+func TestCause(t *testing.T) {
+	hints := "hint: Support for <GIT_DIR>/info/grafts is deprecated\nhint: and will be removed\nhint: \n"
+	for name, c := range map[string]struct{ stderr, want string }{
+		"rejected": {hints + "remote: no spar refs        \nremote:     \nTo ../r.git\n ! [remote rejected] HEAD -> refs/spar/series/x (pre-receive hook declined)\nerror: failed to push some refs to '../r.git'\n",
+			"remote: no spar refs; ! [remote rejected] HEAD -> refs/spar/series/x (pre-receive hook declined); error: failed to push some refs to '../r.git'"},
+		"fatal":       {hints + "fatal: couldn't find remote ref refs/spar/series/x\n", "fatal: couldn't find remote ref refs/spar/series/x"},
+		"other line":  {hints + "ssh: connect to host h port 22: Connection refused\nmore\n", "ssh: connect to host h port 22: Connection refused"},
+		"only hints":  {hints, "exit status 1"},
+		"escaped":     {"remote: \x1b[31mred\n", `remote: \x1b[31mred`},
+		"many lines":  {strings.Repeat("remote: x\n", 20), strings.Repeat("remote: x; ", 7) + "(13 more lines)"},
+		"a long line": {"error: " + strings.Repeat("y", 400), "error: " + strings.Repeat("y", 293) + "…"},
+	} {
+		if got := cause(c.stderr, errors.New("exit status 1")); got != c.want {
+			t.Errorf("%s: cause = %q, want %q", name, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package spargate
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -22,6 +23,23 @@ import (
 var (
 	attestFlags = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "key"}, {Name: "out"}, {Name: "record"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}}
 	verifyFlags = []cli.Flag{{Name: "signers"}, {Name: "expect-head"}, {Name: "record"}, {Name: "repo"}}
+)
+
+// The files spar attest writes: an existing one is replaced only when it
+// is an earlier one of the same kind (gate.CheckExport).
+var (
+	envelopeFile = gate.Rendering{Flag: "--out", What: "an attestation (a DSSE envelope)", Is: func(b []byte) bool {
+		var e struct {
+			PayloadType string `json:"payloadType"`
+		}
+		return json.Unmarshal(b, &e) == nil && e.PayloadType == attest.PayloadType
+	}}
+	recordFile = gate.Rendering{Flag: "--record", What: "a review-gate/v1 record", Is: func(b []byte) bool {
+		var r struct {
+			Schema string `json:"schema"`
+		}
+		return json.Unmarshal(b, &r) == nil && r.Schema == gate.Schema
+	}}
 )
 
 // maxKeyFile and maxAttestation bound what the two commands read.
@@ -119,12 +137,16 @@ func runAttest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	folders := gate.Folders(rounds, series)
-	for _, flag := range []string{"out", "record"} {
-		if p, ok := vals[flag]; ok {
-			if err := gate.CheckSarifOut(p, folders, ""); err != nil {
-				return exitcode.New(exitcode.Config, strings.Replace(err.Error(), "--sarif", "--"+flag, 1))
-			}
+	var taken [][2]string
+	for _, e := range []gate.Rendering{envelopeFile, recordFile} {
+		p, ok := vals[strings.TrimPrefix(e.Flag, "--")]
+		if !ok {
+			continue
 		}
+		if err := gate.CheckExport(e, p, folders, taken); err != nil {
+			return exitcode.New(exitcode.Config, "attest: "+err.Error())
+		}
+		taken = append(taken, [2]string{e.Flag, p})
 	}
 	rep, gated, err := gate.Findings(opts)
 	if err != nil {

@@ -48,7 +48,8 @@ verified (another key, an edited envelope, another head or record).
 Example:
   spar verify-attestation login.intoto.json --signers .jaekit/allowed_signers --expect-head HEAD
 `,
-	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+	"gate": `usage: spar gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--md FILE] [--rdjsonl FILE] [--codequality FILE]
+                 [--format FORMAT] [--repo DIR]
 
 Decides whether the change may pass. Give every round of the series, in
 order, or the series folder itself (every round it holds, in order). A round
@@ -82,12 +83,18 @@ shows the record (JSON), for scripts and CI.
                      report for a CI step summary or a pull-request comment;
                      rdjsonl, the open findings as reviewdog diagnostics;
                      codequality, a GitLab Code Quality report
+  --md FILE, --rdjsonl FILE, --codequality FILE
+                     also write that rendering to FILE, of the same
+                     decision as stdout: one gate run gives a CI job every
+                     report it needs (an existing FILE is replaced only
+                     when it is an earlier one of the same kind)
 
 Exit codes: 0 passed, 1 blocked, 64 usage error, 65 refused (nothing
 written), 70 internal error, 74 I/O error writing a file.
 
-Example:
+Examples:
   spar gate reviews/login --expect-head HEAD --out reviews/login-gate.json
+  spar gate reviews/login --format md --rdjsonl out/open.rdjsonl >> "$GITHUB_STEP_SUMMARY"
 `,
 	"cap-report": `usage: spar cap-report SERIES [--format md|json]
 

@@ -23,7 +23,7 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--format FORMAT] [--repo DIR]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--md FILE] [--rdjsonl FILE] [--codequality FILE] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
        spar-gate attest SERIES... --expect-head REV --key FILE [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--record FILE] [--repo DIR]
@@ -58,6 +58,14 @@ gate        read the round folders in the given order and decide; a series
                      2.1.0 to FILE, atomically, for code hosts (one run per
                      reviewer; closed findings suppressed with their
                      disposition); an existing FILE must be a SARIF log
+  --md FILE          also write the Markdown report (--format md) to FILE
+  --rdjsonl FILE     also write the open findings as reviewdog diagnostics
+                     (--format rdjsonl) to FILE
+  --codequality FILE also write the GitLab Code Quality report (--format
+                     codequality) to FILE; each of --sarif, --md, --rdjsonl
+                     and --codequality is of the same decision as stdout,
+                     written atomically, never where records live, an
+                     existing FILE only when it is an earlier one
   --format FORMAT    stdout: json, the JSON record (default); md, a
                      Markdown report for a CI step summary or a pull-request
                      comment (verdict, rounds, findings, reasons); rdjsonl,
@@ -82,6 +90,7 @@ Examples:
   spar-gate gate reviews/login/code-1 reviews/login/code-2 --expect-head HEAD --out reviews/login-gate.json
   spar-gate gate reviews/login --format md --out reviews/login-gate.json >> "$GITHUB_STEP_SUMMARY"
   spar-gate gate reviews/login/code-1 --sarif build/spar.sarif
+  spar-gate gate reviews/login --md out/gate.md --rdjsonl out/open.rdjsonl --codequality out/cq.json
   spar-gate cap-report reviews/login --format json
   spar-gate status reviews/login
 `
@@ -100,9 +109,25 @@ var (
 	// gateFormats are spar gate's --format values: the record, the
 	// Markdown report, and the code-host formats (lib/codehost).
 	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
-	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "format"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "md"}, {Name: "rdjsonl"}, {Name: "codequality"}, {Name: "format"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}}
 	capFlags    = []cli.Flag{{Name: "format"}}
 )
+
+// renderings are the gate's renderings a flag of their own writes to a
+// file (--sarif, --md, --rdjsonl, --codequality), by flag name (without
+// --) and the --format of the same bytes ("sarif": no stdout format).
+var renderings = []struct {
+	flag, format string
+	gate.Rendering
+}{
+	{"sarif", "sarif", gate.SarifFile},
+	{"md", "md", gate.MDFile},
+	{"rdjsonl", "rdjsonl", gate.RDJSONLFile},
+	{"codequality", "codequality", gate.CodeQualityFile},
+}
+
+// file is a rendering to write: its path, its format, its flag.
+type file struct{ path, format, flag string }
 
 // parse splits args into positionals and the flag values of flags.
 func parse(args []string, flags []cli.Flag) ([]string, map[string]string, error) {
@@ -207,15 +232,25 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Out, opts.PreviousGateDigest = out, prev
 	}
-	sarifOut, hasSarif := vals["sarif"]
-	if hasSarif {
-		if err := gate.CheckSarifOut(sarifOut, folders, out); err != nil {
+	// The renderings written to files of their own, checked in this
+	// order, each against --out and those before it, before the gate
+	// reads anything: a refusal writes nothing.
+	taken := [][2]string{{"--out", out}}
+	var files []file
+	for _, f := range renderings {
+		path, ok := vals[f.flag]
+		if !ok {
+			continue
+		}
+		if err := gate.CheckExport(f.Rendering, path, folders, taken); err != nil {
 			return exitcode.New(exitcode.Config, err.Error())
 		}
+		taken = append(taken, [2]string{f.Flag, path})
+		files = append(files, file{path: path, format: f.format, flag: f.Flag})
 	}
 	var rep *gate.Report
 	var gated []sarif.Round
-	if hasSarif || format == "rdjsonl" || format == "codequality" {
+	if len(files) > 0 || format == "rdjsonl" || format == "codequality" {
 		// The code-host renderings read the gated rounds' findings and
 		// the states the gate gave them.
 		if rep, gated, err = gate.Findings(opts); err != nil {
@@ -224,31 +259,41 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	} else {
 		rep = gate.Explain(opts)
 	}
-	if hasSarif {
-		sb, err := pipe.MarshalIndent(sarif.Export(gated))
-		if err != nil {
-			return err
-		}
-		if err := atomic.WriteFileUnlocked(sarifOut, sb, 0o644); err != nil {
-			return exitcode.New(exitcode.IO, fmt.Sprintf("--sarif %q: %v", sarifOut, err))
-		}
-	}
-	b, err := pipe.MarshalIndent(rep.Record)
+	// Every rendering is of this one decision.
+	record, err := pipe.MarshalIndent(rep.Record)
 	if err != nil {
 		return err
 	}
+	render := func(format string) ([]byte, error) {
+		switch format {
+		case "md":
+			return []byte(codehost.StepSummary(rep.Markdown())), nil
+		case "rdjsonl":
+			return codehost.RDJSONL(gated), nil
+		case "codequality":
+			return codehost.CodeQuality(gated), nil
+		case "sarif":
+			return pipe.MarshalIndent(sarif.Export(gated))
+		}
+		return record, nil
+	}
+	for _, f := range files {
+		b, err := render(f.format)
+		if err != nil {
+			return err
+		}
+		if err := atomic.WriteFileUnlocked(f.path, b, 0o644); err != nil {
+			return exitcode.New(exitcode.IO, fmt.Sprintf("%s %q: %v", f.flag, f.path, err))
+		}
+	}
 	if hasOut {
-		if err := atomic.WriteFileUnlocked(out, b, 0o644); err != nil {
+		if err := atomic.WriteFileUnlocked(out, record, 0o644); err != nil {
 			return exitcode.New(exitcode.IO, fmt.Sprintf("--out %q: %v", out, err))
 		}
 	}
-	switch format {
-	case "md":
-		b = []byte(codehost.StepSummary(rep.Markdown()))
-	case "rdjsonl":
-		b = codehost.RDJSONL(gated)
-	case "codequality":
-		b = codehost.CodeQuality(gated)
+	b, err := render(format)
+	if err != nil {
+		return err
 	}
 	if _, err := stdout.Write(b); err != nil {
 		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
