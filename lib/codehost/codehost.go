@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/jaekit/spar/lib/envelope"
@@ -253,11 +254,17 @@ func StepSummary(md string) string {
 		return md
 	}
 	const last = "\n\n**The report was cut here: it is longer than the 1 MiB a step summary shows. `spar gate` prints it whole (`--format md`), and its reasons on stderr.**\n"
-	cut := StepSummaryLimit - len(last)
+	const closing = "\n\n</details>"
+	cut := StepSummaryLimit - len(last) - len(closing)
 	if i := strings.LastIndexByte(md[:cut], '\n'); i > 0 {
 		cut = i
 	}
-	return md[:cut] + last
+	kept := md[:cut]
+	// A cut inside a folded block closes it, so that the last words show.
+	if strings.Count(kept, "<details>") > strings.Count(kept, "</details>") {
+		kept += closing
+	}
+	return kept + last
 }
 
 // RDLineMax bounds one line of rdjsonl, its newline included: reviewdog
@@ -265,3 +272,35 @@ func StepSummary(md string) string {
 // error, so a longer line and every line after it would be dropped without
 // a word.
 const RDLineMax = 60 << 10
+
+// FileURL is the code host's address of a file at a commit and line, from
+// the CI job's environment: GitHub Actions' GITHUB_SERVER_URL and
+// GITHUB_REPOSITORY (<server>/<repo>/blob/<commit>/<path>#L<line>), else
+// GitLab CI's CI_PROJECT_URL (<project>/-/blob/<commit>/<path>#L<line>);
+// nil when neither is set, or a value is not an http(s) address (the
+// report then shows places without links).
+func FileURL(getenv func(string) string) func(commit, path string, line int) string {
+	base, blob := "", ""
+	switch server, repo := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"); {
+	case server != "" && repo != "":
+		base, blob = strings.TrimRight(server, "/")+"/"+strings.Trim(repo, "/"), "/blob/"
+	case getenv("CI_PROJECT_URL") != "":
+		base, blob = strings.TrimRight(getenv("CI_PROJECT_URL"), "/"), "/-/blob/"
+	default:
+		return nil
+	}
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(base, " ()<>\"'`") {
+		return nil
+	}
+	return func(commit, path string, line int) string {
+		segs := strings.Split(path, "/")
+		for i, s := range segs {
+			segs[i] = url.PathEscape(s)
+		}
+		u := base + blob + url.PathEscape(commit) + "/" + strings.Join(segs, "/")
+		if line > 0 {
+			u += fmt.Sprintf("#L%d", line)
+		}
+		return u
+	}
+}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"github.com/jaekit/spar/lib/sarif"
 	"strings"
 )
 
@@ -17,6 +18,10 @@ type Report struct {
 	// Notes say what counts for nothing without blocking by itself: a
 	// round no trusted key signed, where only signed rounds count.
 	Notes []string
+	// full are the gated rounds with their whole findings, when the
+	// report came from Findings: the Markdown report then shows each open
+	// finding's claim, place, failure and fix (report_open.go).
+	full []sarif.Round
 }
 
 // Reason is one blocked reason: Record.Reasons holds Problem + "; to clear:
@@ -58,6 +63,7 @@ type FindingState struct {
 	Open        bool
 	Disposition string
 	Detail      string
+	dir         string // the round folder as the gate read it
 }
 
 // Explain decides like Decide and keeps what the readable forms show.
@@ -95,7 +101,7 @@ func (g *gate) report() *Report {
 		}
 		for _, f := range r.finds {
 			s := g.states[r][f.ID]
-			rep.Findings = append(rep.Findings, FindingState{Round: l.display, ID: f.ID, Class: f.Class, Open: !s.Closed, Disposition: s.Disposition, Detail: s.Detail})
+			rep.Findings = append(rep.Findings, FindingState{Round: l.display, ID: f.ID, Class: f.Class, Open: !s.Closed, Disposition: s.Disposition, Detail: s.Detail, dir: r.abs})
 		}
 	}
 	return rep

@@ -16,7 +16,11 @@ var MarkdownFindingsMax = 500
 // (docs/review-gate.md §1 "Output"): the verdict, the rounds, the findings
 // with their state and disposition, the reasons with their clearing
 // commands as code spans, and once what else clears them.
-func (r *Report) Markdown() string {
+func (r *Report) Markdown() string { return r.MarkdownWith(MarkdownOptions{}) }
+
+// MarkdownWith is Markdown with the open findings linked to the code host
+// (o.FileURL).
+func (r *Report) MarkdownWith(o MarkdownOptions) string {
 	rec := r.Record
 	var b strings.Builder
 	word := "passed"
@@ -51,7 +55,14 @@ func (r *Report) Markdown() string {
 		}
 		left = len(r.Findings) - len(rows)
 	}
+	r.openFindings(&b, o)
 	if len(rows) > 0 {
+		// A long table (every finding, closed ones too) is folded: the
+		// open ones are listed above whole.
+		fold := len(rows) > OpenShown*2 && r.full != nil
+		if fold {
+			fmt.Fprintf(&b, "\n<details><summary>All %d findings</summary>\n", len(rows))
+		}
 		b.WriteString("\n| round | id | class | state | disposition |\n| --- | --- | --- | --- | --- |\n")
 		for _, f := range rows {
 			state := "closed"
@@ -66,6 +77,9 @@ func (r *Report) Markdown() string {
 				}
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", code(f.Round), code(f.ID), cell(f.Class), state, disp)
+		}
+		if fold {
+			b.WriteString("\n</details>\n")
 		}
 	}
 	if left > 0 {

@@ -56,7 +56,9 @@ func Findings(o Options) (*Report, []sarif.Round, error) {
 		}
 		rounds = append(rounds, sr)
 	}
-	return g.report(), rounds, nil
+	rep := g.report()
+	rep.full = rounds
+	return rep, rounds, nil
 }
 
 // sarifStates is the state the gate gave each finding of r, with Blocks

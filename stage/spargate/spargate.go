@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/jaekit/spar/lib/atomic"
@@ -250,11 +251,17 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	var rep *gate.Report
 	var gated []sarif.Round
-	if len(files) > 0 || format == "rdjsonl" || format == "codequality" {
+	mdOnly := len(files) == 0 && format == "md"
+	if len(files) > 0 || format != "json" {
 		// The code-host renderings read the gated rounds' findings and
-		// the states the gate gave them.
+		// the states the gate gave them; so does the Markdown report, for
+		// each open finding's claim and place. A round whose findings do
+		// not load whole leaves the Markdown report its table alone.
 		if rep, gated, err = gate.Findings(opts); err != nil {
-			return exitcode.New(exitcode.Internal, err.Error())
+			if !mdOnly {
+				return exitcode.New(exitcode.Internal, err.Error())
+			}
+			rep = gate.Explain(opts)
 		}
 	} else {
 		rep = gate.Explain(opts)
@@ -267,7 +274,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	render := func(format string) ([]byte, error) {
 		switch format {
 		case "md":
-			return []byte(codehost.StepSummary(rep.Markdown())), nil
+			return []byte(codehost.StepSummary(rep.MarkdownWith(gate.MarkdownOptions{FileURL: codehost.FileURL(os.Getenv)}))), nil
 		case "rdjsonl":
 			return codehost.RDJSONL(gated), nil
 		case "codequality":
