@@ -11,7 +11,9 @@
 # Environment: SPAR_SERIES (the series name, required), SPAR_EXPECT_HEAD
 # (default GITHUB_SHA), SPAR_EXPECT_BASE (the pull request's base: code
 # rounds must review the whole change from there; the action gives it on
-# pull_request events), SPAR_REMOTE (default: the checkout's origin),
+# pull_request events), SPAR_REMOTE (a remote of the checkout, or the
+# address of one, e.g. a fork's clone URL; default: the checkout's origin),
+# SPAR_FORK (true: the pull request comes from a fork),
 # SPAR_SARIF (a file to write, optional), SPAR_REVIEWDOG (a reviewdog
 # reporter: github-pr-review, github-pr-check, github-check,
 # github-pr-annotations or local; optional), SPAR_CONFIG (the job's user
@@ -56,13 +58,34 @@ if ! git check-ignore -q "$dir/x"; then
 fi
 trap 'rm -rf "$tmp" "$dir"; rmdir reviews 2>/dev/null' EXIT
 
-if ! spar fetch "$series" --out "$dir" ${SPAR_REMOTE:+--remote "$SPAR_REMOTE"} >&2 2>"$tmp/fetch.err"; then
+# SPAR_REMOTE names a remote of the checkout, or is the address of one (a
+# pull request from a fork: the fork's clone URL, where its author
+# published the series), added as the remote spar-fork.
+remote=${SPAR_REMOTE:-}
+case $remote in
+*://* | /* | *.git | *@*:*)
+	if git remote get-url spar-fork >/dev/null 2>&1; then
+		git remote set-url spar-fork "$remote"
+	else
+		git remote add spar-fork "$remote"
+	fi
+	remote=spar-fork
+	;;
+esac
+if ! spar fetch "$series" --out "$dir" ${remote:+--remote "$remote"} >&2 2>"$tmp/fetch.err"; then
 	cat "$tmp/fetch.err" >&2
+	# A fork's author cannot push to this repository: say what they do.
+	if [ "${SPAR_FORK:-}" = true ] && grep -q 'no review was published' "$tmp/fetch.err"; then
+		fork="This pull request comes from a fork, which cannot publish to this repository. Its author publishes the series to the fork (spar push reviews/$series, with the fork as origin), and the workflow fetches it from there: the action's input remote: \${{ github.event.pull_request.head.repo.clone_url }} (docs/usage.md §7.4)."
+		echo "spar: $fork" >&2
+		printf '%s\n\n' "$fork" >"$tmp/fork.md"
+	fi
 	# The series name (a branch name, chosen by the pull request) and the
 	# error stay in an indented code block: nothing of them is Markdown.
 	{
 		echo "# spar gate: error"
 		echo
+		if [ -s "$tmp/fork.md" ]; then cat "$tmp/fork.md"; fi
 		echo "No spar review could be fetched for the series named first below:"
 		echo
 		printf '%s\n' "$series" | sed 's/^/    /'
