@@ -41,7 +41,9 @@ func shallow(repo string) bool {
 
 // unshallow is what clears a reason of a shallow clone.
 func unshallow(s *seriesData) string {
-	return fmt.Sprintf("fetch the whole history (depth 0): git -C %s fetch --unshallow (actions/checkout: fetch-depth: 0; GitLab: GIT_DEPTH: \"0\"), then run the gate again", shellQuote(s.repo))
+	// The command last (CommandOf: the Markdown report sets it as code,
+	// the words before it as prose).
+	return fmt.Sprintf("fetch the whole history (depth 0; actions/checkout: fetch-depth: 0; GitLab: GIT_DEPTH: \"0\") and run the gate again: git -C %s fetch --unshallow", shellQuote(s.repo))
 }
 
 // shallowHistory: the series' repository is a shallow clone that lacks a
