@@ -1,15 +1,9 @@
 package gate
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/jaekit/spar/lib/gate/fixture"
 	"github.com/jaekit/spar/lib/sign"
@@ -19,15 +13,7 @@ import (
 // round signed by a throwaway Ed25519 key, and the signers that trust it.
 func signedSeries(tb testing.TB, n int) ([]string, *sign.Signers) {
 	tb.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	key, err := sign.ParseKey(pem.EncodeToMemory(block))
+	key, _, line, err := sign.NewKey("ci")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -37,7 +23,7 @@ func signedSeries(tb testing.TB, n int) ([]string, *sign.Signers) {
 			tb.Fatal(err)
 		}
 	}
-	signers, err := sign.ParseSigners([]byte("ci " + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key.Public()))) + "\n"))
+	signers, err := sign.ParseSigners([]byte(line + "\n"))
 	if err != nil {
 		tb.Fatal(err)
 	}

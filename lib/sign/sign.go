@@ -16,11 +16,14 @@ package sign
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
@@ -218,3 +221,25 @@ func (k *Key) SignRaw(data []byte) ([]byte, error) {
 
 // Fingerprint is the key's SHA256 fingerprint (SHA256:…).
 func (k *Key) Fingerprint() string { return ssh.FingerprintSHA256(k.Public()) }
+
+// NewKey makes a new Ed25519 key: the key, its OpenSSH private key text
+// (as ssh-keygen -t ed25519 -N '' writes it) and the allowed_signers line
+// that trusts it for the namespace spar under principal (tests and
+// benchmarks sign with throwaway keys).
+func NewKey(principal string) (*Key, []byte, string, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	text := pem.EncodeToMemory(block)
+	k, err := ParseKey(text)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	line := principal + ` namespaces="` + Namespace + `" ` + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k.Public())))
+	return k, text, line, nil
+}

@@ -2,17 +2,12 @@ package sign
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/crypto/ssh"
 )
 
 // roundDir is a recorded round as spar-record leaves it: its records, a
@@ -45,21 +40,11 @@ func roundDir(t *testing.T) string {
 // allowed_signers line that trusts it.
 func newKey(t *testing.T, principal string) (*Key, []byte, string) {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	k, text, line, err := NewKey(principal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pem := pem.EncodeToMemory(block)
-	k, err := ParseKey(pem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := principal + ` namespaces="spar" ` + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k.Public())))
-	return k, pem, line
+	return k, text, line
 }
 
 func signers(t *testing.T, lines ...string) *Signers {
