@@ -223,7 +223,7 @@ func (k *Key) SignRaw(data []byte) ([]byte, error) {
 func (k *Key) Fingerprint() string { return ssh.FingerprintSHA256(k.Public()) }
 
 // NewKey makes a new Ed25519 key: the key, its OpenSSH private key text
-// (as ssh-keygen -t ed25519 -N '' writes it) and the allowed_signers line
+// (as ssh-keygen -t ed25519 -N ” writes it) and the allowed_signers line
 // that trusts it for the namespace spar under principal (tests and
 // benchmarks sign with throwaway keys).
 func NewKey(principal string) (*Key, []byte, string, error) {
