@@ -8,12 +8,11 @@ import (
 )
 
 // incompleteNotes: docs/review-gate.md "Reviewers that did not complete".
-// Every reviewer of the series' latest input that completed no review of
-// it (in the latest round or a rerun of it) and kept none, required or
-// not, is named with its status and reason: a crashed command reviewer
-// (not required by default) must never look like a clean review. A
-// required one also blocks (12); the note says that a reviewer which is
-// not required does not hold the gate, and how to make it.
+// Every reviewer of the series' latest input that is not required and
+// completed no review of it (in the latest round or a rerun of it) and
+// kept none is named with its status and reason: a crashed command
+// reviewer (not required by default) must never look like a clean review.
+// A required one is reason 12, which names it and its status.
 func (g *gate) incompleteNotes(s *seriesData) []string {
 	if s.latest == nil {
 		return nil
@@ -51,17 +50,15 @@ func (g *gate) incompleteNotes(s *seriesData) []string {
 	var out []string
 	for _, name := range order {
 		l := seen[name]
-		if l.done {
+		// A required one is reason 12's, which names it and its status.
+		if l.done || required[name] {
 			continue
 		}
 		why := l.rv.Reason
 		if why == "" {
 			why = "no reason recorded"
 		}
-		tail := "required: the gate blocks on it"
-		if !required[name] {
-			tail = "not required, so the gate does not wait for it; to make it required: required = true in its [[reviewers]] entry; to run it again: repeat the round's spar run (a rerun of the same input runs only the reviewers that did not complete)"
-		}
+		tail := "not required, so the gate does not wait for it; to make it required: required = true in its [[reviewers]] entry; to run it again: repeat the round's spar run (a rerun of the same input runs only the reviewers that did not complete)"
 		out = append(out, fmt.Sprintf("%s: round %s: reviewer %s (%s) did not complete the series' latest input (%s: %s); %s",
 			s.display, l.round, name, l.rv.Preset, l.rv.Status, oneLine(why), tail))
 	}
