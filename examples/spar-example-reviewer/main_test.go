@@ -38,6 +38,13 @@ func copyTree(t *testing.T, dst string, srcs ...string) {
 }
 
 func demoPacket(t *testing.T, dir string) string {
+	return packetOf(t, dir, []envelope.Change{
+		{Path: "app/auth.go", Status: "M", Added: 10, Deleted: 2},
+		{Path: "checks/verify_test.go", Status: "M", Added: 8, Deleted: 2, CheckPath: true},
+	})
+}
+
+func packetOf(t *testing.T, dir string, changes []envelope.Change) string {
 	agents, err := os.ReadFile("../../testdata/demo/base/AGENTS.md")
 	if err != nil {
 		t.Fatal(err)
@@ -46,10 +53,7 @@ func demoPacket(t *testing.T, dir string) string {
 	run := &envelope.Run{
 		Stage: "code", Base: strings.Repeat("b", 40), Head: strings.Repeat("a", 40), Series: "/x/demo",
 		CheckPaths: []string{"checks/**"},
-		Changes: []envelope.Change{
-			{Path: "app/auth.go", Status: "M", Added: 10, Deleted: 2},
-			{Path: "checks/verify_test.go", Status: "M", Added: 8, Deleted: 2, CheckPath: true},
-		},
+		Changes:    changes,
 		Documents: []envelope.Document{{Role: "rule", Origin: "config", Name: "AGENTS.md", Path: "/x/AGENTS.md", FileName: "AGENTS.md",
 			LineCount: len(lines) - 1, Lines: lines}},
 	}
@@ -126,5 +130,39 @@ func TestExampleReviewer_Usage(t *testing.T) {
 	}
 	if code := run([]string{"--focus", "x", "--packet", "p", "--workspace", "w"}, &out, &errb); code != 2 {
 		t.Errorf("bad focus: exit %d", code)
+	}
+}
+
+// TestExampleReviewer_NoGoFileChecksNothing: on a change without Go files
+// (a Python project) the reviewer says it checked nothing, never that it
+// checked its angles after looking at no file.
+func TestExampleReviewer_NoGoFileChecksNothing(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspace")
+	copyTree(t, filepath.Join(ws, "base"), "../../testdata/demo/base")
+	copyTree(t, filepath.Join(ws, "head"), "../../testdata/demo/base")
+	os.WriteFile(filepath.Join(ws, "head", "app.py"), []byte("x = 1\n"), 0o644)
+	packet := packetOf(t, dir, []envelope.Change{{Path: "app.py", Status: "A", Added: 1}})
+	var out, errb bytes.Buffer
+	if code := run([]string{"--packet", packet, "--workspace", ws, "--focus", "all"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range r.AnglesChecked {
+		if a.Angle == rulesAngle || a.Angle == checksAngle {
+			t.Errorf("%s checked on a change without Go files: %s", a.Angle, a.Result)
+		}
+	}
+	found := 0
+	for _, a := range r.AnglesUnchecked {
+		if (a.Angle == rulesAngle || a.Angle == checksAngle) && strings.Contains(a.Reason, "checked nothing here") {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("unchecked: %+v", r.AnglesUnchecked)
 	}
 }

@@ -74,7 +74,23 @@ func review(p *packet, workspace, focus string) (*result, error) {
 		}
 	}
 	did := map[string]string{}
-	if focus == "rules" || focus == "all" {
+	// An angle looked at no file is not checked: on a change without Go
+	// files (a Python project) the reviewer says it read nothing, never
+	// that it checked (angles_unchecked).
+	skipped := map[string]string{}
+	other := 0
+	for _, c := range p.changed {
+		if c.status != "deleted" && !strings.HasSuffix(c.path, ".go") {
+			other++
+		}
+	}
+	if (focus == "rules" || focus == "all") && len(goFiles) == 0 {
+		skipped[rulesAngle] = fmt.Sprintf("The change holds no Go file outside the tests (it changes %d other file(s)): this example reviewer reads Go only, so it checked nothing here.", other)
+	}
+	if (focus == "checks" || focus == "all") && len(testFiles) == 0 {
+		skipped[checksAngle] = "The change holds no Go test file in the check paths: this example reviewer reads Go tests only, so it checked nothing here."
+	}
+	if (focus == "rules" || focus == "all") && len(goFiles) > 0 {
 		for _, c := range goFiles {
 			f, err := load(head, base, c)
 			if err != nil {
@@ -84,7 +100,7 @@ func review(p *packet, workspace, focus string) (*result, error) {
 		}
 		did[rulesAngle] = fmt.Sprintf("Looked for secret values compared with == or != and secrets written to log lines, on the lines the change adds or modifies in %d changed Go file(s).", len(goFiles))
 	}
-	if focus == "checks" || focus == "all" {
+	if (focus == "checks" || focus == "all") && len(testFiles) > 0 {
 		for _, c := range testFiles {
 			f, err := load(head, base, c)
 			if err != nil {
@@ -100,6 +116,8 @@ func review(p *packet, workspace, focus string) (*result, error) {
 	for _, a := range p.angles {
 		if r, ok := did[a]; ok {
 			res.AnglesChecked = append(res.AnglesChecked, angleItem{Angle: a, Result: r})
+		} else if why, ok := skipped[a]; ok {
+			res.AnglesUnchecked = append(res.AnglesUnchecked, angleItem{Angle: a, Reason: why})
 		} else {
 			res.AnglesUnchecked = append(res.AnglesUnchecked, angleItem{Angle: a, Reason: "This example reviewer runs pattern checks only; it does not judge this angle."})
 		}
