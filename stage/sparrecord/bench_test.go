@@ -16,6 +16,10 @@ package sparrecord
 // commit-tree, then git push, into an object store that lacks them, as
 // spar's first publish), and git fetch followed by git archive | tar -x of
 // the ref into a new folder.
+//
+// Both sides are processes, as CI runs them: the spar-record and spar-gate
+// binaries built for the benchmark beside git's, each timed by wall clock
+// and by CPU seconds (the benchmark's children, git's own included).
 
 import (
 	"bytes"
@@ -25,9 +29,39 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/gate/fixture"
 )
+
+// benchBin builds spar-record and spar-gate into a folder of the
+// benchmark's and returns it.
+func benchBin(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/jaekit/spar/spar-record", "github.com/jaekit/spar/spar-gate")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// benchRun runs a spar binary in dir with env added; gate reports the
+// exit code (spar-gate: 1 is blocked), the others fail the benchmark.
+func benchRun(b *testing.B, dir, bin string, env []string, args ...string) (int, string) {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		b.Fatalf("%s %v: %v", bin, args, err)
+	}
+	return code, out.String()
+}
 
 func benchGit(b *testing.B, dir string, args ...string) {
 	b.Helper()
@@ -66,12 +100,9 @@ func BenchmarkPushFetch100(b *testing.B) {
 	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	getenv := func(k string) string {
-		if k == "SPAR_CONFIG" {
-			return cfg
-		}
-		return ""
-	}
+	bin := benchBin(b)
+	record, gateBin := filepath.Join(bin, "spar-record"), filepath.Join(bin, "spar-gate")
+	env := []string{"SPAR_CONFIG=" + cfg, "SPAR_COMMAND="}
 	// Wall time, and the CPU time of the process and its children (git and
 	// what git runs, the remote's side included: fixture.CPUTime), which a
 	// shared machine's load disturbs less.
@@ -96,10 +127,9 @@ func BenchmarkPushFetch100(b *testing.B) {
 		benchGit(b, repo, "push", "-q", remote, "main")
 		benchGit(b, repo, "push", "-q", remote2, "main")
 
-		var out, errs bytes.Buffer
 		t0, c0 := start()
-		if code := Main([]string{"push", series}, nil, &out, &errs); code != 0 {
-			b.Fatalf("spar push: %d %s", code, errs.String())
+		if code, out := benchRun(b, repo, record, env, "push", series); code != 0 {
+			b.Fatalf("spar push: %d %s", code, out)
 		}
 		since(t0, c0, &push, &cPush)
 		t0, c0 = start()
@@ -124,18 +154,16 @@ func BenchmarkPushFetch100(b *testing.B) {
 		benchGit(b, iter, "clone", "-q", "--no-local", "-b", "main", remote, clone)
 		benchGit(b, iter, "clone", "-q", "--no-local", "-b", "main", remote2, clone2)
 		os.WriteFile(filepath.Join(clone, ".git", "info", "exclude"), []byte("reviews/\n"), 0o644)
-		out.Reset()
-		errs.Reset()
 		t0, c0 = start()
-		if code := Main([]string{"fetch", "s", "--out", filepath.Join(clone, "reviews", "s"), "--repo", clone}, nil, &out, &errs); code != 0 {
-			b.Fatalf("spar fetch: %d %s", code, errs.String())
+		if code, out := benchRun(b, clone, record, env, "fetch", "s", "--out", filepath.Join(clone, "reviews", "s"), "--repo", clone); code != 0 {
+			b.Fatalf("spar fetch: %d %s", code, out)
 		}
 		since(t0, c0, &fetch, &cFetch)
 		t0, c0 = start()
-		rec := gate.Decide(gate.Options{Series: []string{filepath.Join(clone, "reviews", "s")}, Repo: clone, Getenv: getenv})
+		code, out := benchRun(b, clone, gateBin, env, "gate", filepath.Join(clone, "reviews", "s"), "--repo", clone)
 		since(t0, c0, &gate_, &cGate)
-		if rec.State != gate.Passed {
-			b.Fatalf("spar gate of the fetched series: %s %q", rec.State, rec.Reasons[:min(3, len(rec.Reasons))])
+		if code != 0 {
+			b.Fatalf("spar gate of the fetched series: %d %.600s", code, out)
 		}
 		t0, c0 = start()
 		benchGit(b, clone2, "fetch", "-q", "origin", "refs/spar/series/s:refs/spar/series/s")
