@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/jaekit/spar/lib/round"
 )
@@ -49,6 +51,7 @@ func Manifest(dir, series, name string) ([]byte, error) {
 	} else if !fi.IsDir() {
 		return nil, errors.New("the round folder is no folder (a link?)")
 	}
+	buf := make([]byte, 64<<10)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -80,12 +83,11 @@ func Manifest(dir, series, name string) ([]byte, error) {
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s: not a regular file: a recorded round holds none", rel)
 		}
-		b, err := round.ReadFile(p)
+		sum, err := hashFile(p, buf)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(b)
-		lines = append(lines, line{rel, hex.EncodeToString(sum[:])})
+		lines = append(lines, line{rel, sum})
 		return nil
 	})
 	if err != nil {
@@ -101,3 +103,28 @@ func Manifest(dir, series, name string) ([]byte, error) {
 	}
 	return []byte(b.String()), nil
 }
+
+// hashFile is the sha256 (hex) of the regular file p, read through buf: a
+// link is not followed (O_NOFOLLOW), and a file past a record's size
+// (round.MaxRecord) is an error, as every reader of records bounds it.
+// One open and the reads: a gate verifies every file of every round.
+func hashFile(p string, buf []byte) (string, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, io.LimitReader(onlyReader{f}, round.MaxRecord+1), buf)
+	if err != nil {
+		return "", err
+	}
+	if n > round.MaxRecord {
+		return "", fmt.Errorf("%s holds more than the %d MiB a record may", filepath.Base(p), round.MaxRecord>>20)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// onlyReader hides the file's other methods, so that io.CopyBuffer reads
+// through buf (an *os.File would be copied with its own WriteTo).
+type onlyReader struct{ io.Reader }
