@@ -15,6 +15,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/sandbox"
 )
 
 // ProbeVersionLimit is the most a probe's version check may take: spar
@@ -45,11 +46,16 @@ type Probe struct {
 	// LoginNote says why the state is unknown when the check could not
 	// tell (the reviewer still counts as ready: spar run will find out).
 	LoginCommand, LoginNote string
+	// Denied are the paths the reviewer needs to start (its executable, an
+	// interpreter a #! line names, a shim's program, a path in its argv:
+	// sandbox.Needs) that the sandbox of a round would not let it reach
+	// (docs/sandbox.md "What the sandbox denies"): it could not start.
+	Denied []string
 }
 
 // Starts reports whether spar run could start the reviewer: native, or an
 // executable that resolves.
-func (p Probe) Starts() bool { return p.Native || p.Exe != "" }
+func (p Probe) Starts() bool { return p.Native || (p.Exe != "" && len(p.Denied) == 0) }
 
 // Ready reports whether the reviewer could review: it starts and its CLI
 // is not known to be logged out.
@@ -65,6 +71,7 @@ func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
 	if pr.Exe == "" {
 		return pr
 	}
+	pr.Denied = sandboxDenies(r, pr.Exe, pathEnv)
 	p, err := preset.Get(r.Preset)
 	if err != nil {
 		return pr
@@ -76,6 +83,26 @@ func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
 		pr.LoginCommand, pr.LoginNote = probeLogin(pr.Exe, lg)
 	}
 	return pr
+}
+
+// sandboxDenies is what the sandbox of a round would deny reviewer r,
+// whose executable resolved to exe, of what it needs to start (Probe.Denied;
+// nil when the sandbox is off or Landlock is not there). The policy is a
+// round's (sandboxFor) without its round: its inputs are granted anyway.
+func sandboxDenies(r envelope.Reviewer, exe, pathEnv string) []string {
+	if sandbox.CurrentMode() == sandbox.Off {
+		return nil
+	}
+	if _, ok := sandbox.Available(); !ok {
+		return nil
+	}
+	argv := []string{exe}
+	if r.Preset == envelope.PresetCommand && len(r.Argv) > 1 {
+		argv = append(argv, r.Argv[1:]...)
+	}
+	box := sandboxFor(Reviewer{Config: r}, r.Preset, exe)
+	box.DryRun = true
+	return sandbox.Unreachable(sandbox.For(box), sandbox.Needs(argv, pathEnv))
 }
 
 // probeLogin asks the CLI whether it is logged in (preset.Login: its own
@@ -247,6 +274,8 @@ func (p Probe) Line() string {
 		return head + "no executable: the host's subagent reviews (spar record)"
 	case p.Exe == "":
 		return head + p.Status + ": " + p.Reason
+	case len(p.Denied) > 0:
+		return head + p.Exe + ": the sandbox denies " + strings.Join(p.Denied, ", ") + ": not reachable inside it, the reviewer cannot start in a round (docs/sandbox.md \"What the sandbox denies\")"
 	}
 	line := head + p.Exe
 	switch {
@@ -269,7 +298,7 @@ func (p Probe) Line() string {
 // what to do, for the one stderr line of the refusal (65). editFile is the
 // user configuration file to edit.
 func Verdict(probes []Probe, editFile string) string {
-	var blocked, all, login []string
+	var blocked, all, login, denied []string
 	starts := 0
 	for _, p := range probes {
 		if p.Ready() {
@@ -283,10 +312,14 @@ func Verdict(probes []Probe, editFile string) string {
 		if p.LoginCommand != "" {
 			login = append(login, "`"+p.LoginCommand+"`")
 		}
+		denied = append(denied, p.Denied...)
 	}
 	fix := fmt.Sprintf("install each CLI (docs/usage.md section 2) or put it on PATH, give its [[reviewers]] entry in %s a binary (a command reviewer: argv), or pick reviewers that can run with --reviewers (spar config --check --reviewers LIST checks them)", editFile)
 	if len(login) > 0 {
 		fix = "log in (run " + strings.Join(login, ", ") + "), " + fix
+	}
+	if len(denied) > 0 {
+		fix = "make " + strings.Join(denied, ", ") + " reachable inside the sandbox: an interpreter or program under a system folder (/usr, /opt), or in the folder of the reviewer's executable, or name it in argv by such a path (docs/sandbox.md \"What the sandbox denies\"); or " + fix
 	}
 	switch {
 	case len(blocked) > 0:

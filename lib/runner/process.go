@@ -88,6 +88,9 @@ type procResult struct {
 	// env names the environment variables the process got (nil: spar-exec's
 	// whole environment, SPAR_SANDBOX=off).
 	env []string
+	// policy is the sandbox policy it was started with (what sandbox says
+	// whether it applied).
+	policy sandbox.Policy
 }
 
 // sandboxFor is the sandbox of reviewer r's processes (docs/sandbox.md): it
@@ -149,6 +152,7 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 	box.Require = inv.Confined
 	policy := sandbox.For(box)
 	policy.GraceMS = Grace.Milliseconds()
+	res.policy = policy
 	// The allowlisted environment (docs/sandbox.md "The environment"),
 	// part of the sandbox: SPAR_SANDBOX=off passes spar-exec's own.
 	var env []string
