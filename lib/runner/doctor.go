@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,11 +52,17 @@ type Probe struct {
 	// sandbox.Needs) that the sandbox of a round would not let it reach
 	// (docs/sandbox.md "What the sandbox denies"): it could not start.
 	Denied []string
+	// Boxed is why the version check, run in the sandbox as a round runs
+	// it, could not start or failed for a permission (exit 126 or 127,
+	// "Permission denied"): the reviewer could not start in a round.
+	Boxed string
 }
 
 // Starts reports whether spar run could start the reviewer: native, or an
 // executable that resolves.
-func (p Probe) Starts() bool { return p.Native || (p.Exe != "" && len(p.Denied) == 0) }
+func (p Probe) Starts() bool {
+	return p.Native || (p.Exe != "" && len(p.Denied) == 0 && p.Boxed == "")
+}
 
 // Ready reports whether the reviewer could review: it starts and its CLI
 // is not known to be logged out.
@@ -77,7 +84,7 @@ func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
 		return pr
 	}
 	if va := p.VersionArgs(); va != nil {
-		pr.Version, pr.VersionNote = probeVersion(pr.Exe, va)
+		pr.Version, pr.VersionNote, pr.Boxed = probeVersion(r, pr.Exe, va, pathEnv)
 	}
 	if lg := preset.LoginOf(r.Preset); lg != nil {
 		pr.LoginCommand, pr.LoginNote = probeLogin(pr.Exe, lg)
@@ -201,19 +208,64 @@ func ProbeAll(rs []envelope.Reviewer, pathEnv string) []Probe {
 	return out
 }
 
-func probeVersion(exe string, args []string) (version, note string) {
-	out, errs, exit, why := probeRun(exe, args)
+func probeVersion(r envelope.Reviewer, exe string, args []string, pathEnv string) (version, note, boxed string) {
+	out, errs, exit, why, boxed := probeBoxed(r, exe, args, pathEnv)
 	switch {
 	case why != "":
-		return "", why
+		return "", why, boxed
 	case exit != 0:
-		return "", fmt.Sprintf("%s %s exited with status %d%s", filepath.Base(exe), strings.Join(args, " "), exit, lastLineNote(errs))
+		return "", fmt.Sprintf("%s %s exited with status %d%s", filepath.Base(exe), strings.Join(args, " "), exit, lastLineNote(errs)), boxed
 	}
 	v := firstNonEmptyLine(out)
 	if v == "" {
 		v = firstNonEmptyLine(errs)
 	}
-	return v, ""
+	return v, "", ""
+}
+
+// probeBoxed runs exe with args as a round runs the version check
+// (runProcess: in the sandbox, with the allowlisted environment, its own
+// process group), at most ProbeVersionLimit, in an empty folder standing
+// for the workspace: its stdout, stderr and exit code, or why it did not
+// run to its end; boxed is the sandbox's part when it could not start for
+// a permission or ended 126 or 127 or with "Permission denied" (see
+// sandboxDenial), "" otherwise.
+func probeBoxed(r envelope.Reviewer, exe string, args []string, pathEnv string) (stdout, stderr string, exit int, why, boxed string) {
+	ws, err := os.MkdirTemp("", "spar-doctor-")
+	if err != nil {
+		return "", "", -1, err.Error(), ""
+	}
+	defer os.RemoveAll(ws)
+	box := sandboxFor(Reviewer{Config: r, Workspace: ws}, r.Preset, exe)
+	box.DryRun = true
+	out, errs := &sink{limit: 64 << 10}, &sink{limit: 64 << 10}
+	argv := append([]string{exe}, args...)
+	res := runProcess(preset.Invocation{Args: argv}, box, ws, time.Now().Add(ProbeVersionLimit), out, errs, nil, nil)
+	stdout, stderr = out.mem.String(), errs.mem.String()
+	cmdline := filepath.Base(exe) + " " + strings.Join(args, " ")
+	denial := func() string {
+		if d := sandboxDenial(res, argv, pathEnv, stderr); d != "" {
+			return strings.TrimPrefix(d, "; ")
+		}
+		return ""
+	}
+	switch {
+	case !res.started:
+		why = fmt.Sprintf("%s: %v", cmdline, res.startErr)
+		if res.startErr != nil && (errors.Is(res.startErr, fs.ErrPermission) || strings.Contains(strings.ToLower(res.startErr.Error()), "permission denied")) {
+			boxed = denial()
+		}
+		return stdout, stderr, -1, why, boxed
+	case res.timedOut:
+		return stdout, stderr, -1, fmt.Sprintf("%s did not finish within %v", cmdline, ProbeVersionLimit), ""
+	case res.signal != "":
+		return stdout, stderr, -1, fmt.Sprintf("%s was killed by %s", cmdline, res.signal), ""
+	}
+	exit = *res.exitCode
+	if exit == 126 || exit == 127 || strings.Contains(strings.ToLower(stderr), "permission denied") {
+		boxed = denial()
+	}
+	return stdout, stderr, exit, "", boxed
 }
 
 // probeRun runs exe with args as the setup check does (at most
@@ -276,6 +328,8 @@ func (p Probe) Line() string {
 		return head + p.Status + ": " + p.Reason
 	case len(p.Denied) > 0:
 		return head + p.Exe + ": the sandbox denies " + strings.Join(p.Denied, ", ") + ": not reachable inside it, the reviewer cannot start in a round (docs/sandbox.md \"What the sandbox denies\")"
+	case p.Boxed != "":
+		return head + p.Exe + ": in the sandbox " + p.VersionNote + "; " + p.Boxed + ": the reviewer cannot start in a round"
 	}
 	line := head + p.Exe
 	switch {
@@ -313,6 +367,9 @@ func Verdict(probes []Probe, editFile string) string {
 			login = append(login, "`"+p.LoginCommand+"`")
 		}
 		denied = append(denied, p.Denied...)
+		if p.Boxed != "" && len(p.Denied) == 0 {
+			denied = append(denied, "what "+p.Name+" needs")
+		}
 	}
 	fix := fmt.Sprintf("install each CLI (docs/usage.md section 2) or put it on PATH, give its [[reviewers]] entry in %s a binary (a command reviewer: argv), or pick reviewers that can run with --reviewers (spar config --check --reviewers LIST checks them)", editFile)
 	if len(login) > 0 {
