@@ -56,6 +56,7 @@ type interrupted struct {
 	stderr   string
 	reviewer int    // the process ID of the reviewer's grandchild
 	series   string // the series folder of the round
+	round    string // the round folder
 	cache    string // its XDG_CACHE_HOME (the workspaces' place)
 }
 
@@ -63,13 +64,18 @@ type interrupted struct {
 // reviewer that hangs, waits until the reviewer runs, sends sig to the
 // group (group) or to the spar driver alone, and waits for spar to end.
 // Only this run's own processes are signalled: its group, its pid.
-func interruptRun(tb testing.TB, r interruptRepo, name string, group bool, sig syscall.Signal) interrupted {
+func interruptRun(tb testing.TB, r interruptRepo, name string, group bool, sig syscall.Signal, extra ...string) interrupted {
 	tb.Helper()
 	res := interrupted{series: filepath.Join(r.repo, "reviews", name), cache: filepath.Join(r.work, "cache-"+name)}
+	// code-1, or code-2 after a round of the series.
+	res.round = filepath.Join(res.series, "code-1")
+	if _, err := os.Stat(res.round); err == nil {
+		res.round = filepath.Join(res.series, "code-2")
+	}
 	pidfile := filepath.Join(r.work, "pid-"+name)
 	fake, _ := filepath.Abs(filepath.Join(repoRoot, "testdata", "fake"))
-	cmd := exec.Command(filepath.Join(binDir, "spar"), "run", "--stage", "code", "--base", r.base, "--head", r.head,
-		"--out", filepath.Join(res.series, "code-1"))
+	cmd := exec.Command(filepath.Join(binDir, "spar"), append([]string{"run", "--stage", "code", "--base", r.base, "--head", r.head,
+		"--out", res.round}, extra...)...)
 	cmd.Dir = r.repo
 	cmd.Env = append(os.Environ(), "SPAR_CONFIG="+filepath.Join(r.work, "spar.toml"), "XDG_CACHE_HOME="+res.cache,
 		"FAKE_SCENARIO=hang", "FAKE_PIDFILE="+pidfile, "ANTHROPIC_API_KEY=sk-fake-for-the-fake-claude",
@@ -180,7 +186,7 @@ func TestInterruptSparRun(t *testing.T) {
 				t.Errorf("the reviewer's process %d outlived spar run", res.reviewer)
 				syscall.Kill(res.reviewer, syscall.SIGKILL)
 			}
-			if !strings.Contains(res.stderr, "round not recorded: "+filepath.Join(res.series, "code-1")+" and its workspace are removed") {
+			if !strings.Contains(res.stderr, "round not recorded: "+res.round+" and its workspace are removed") {
 				t.Errorf("stderr does not say the round was not recorded:\n%s", res.stderr)
 			}
 			if _, err := os.Lstat(res.series); !errors.Is(err, os.ErrNotExist) {
@@ -214,4 +220,47 @@ func BenchmarkInterruptStop(b *testing.B) {
 		total += res.stop
 	}
 	b.ReportMetric(total.Seconds()/float64(b.N), "s/stop")
+}
+
+// TestInterruptSparRunAfterARound: SIGINT to the group of a spar run whose
+// series holds a recorded code-1 (code-2 reruns its reviewer) removes
+// code-2 only; spar status and spar
+// gate of the series then speak of code-1 alone (the status said
+// "empty" of the half-written code-2 and suggested its --out again, while
+// the gate suggested code-3).
+func TestInterruptSparRunAfterARound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and signals spar run")
+	}
+	r := newInterruptRepo(t)
+	series := filepath.Join(r.repo, "reviews", "after")
+	os.WriteFile(filepath.Join(r.work, "head7"), []byte(r.head[:7]), 0o644)
+	fake, _ := filepath.Abs(filepath.Join(repoRoot, "testdata", "fake"))
+	spar := func(args ...string) string {
+		cmd := exec.Command(filepath.Join(binDir, "spar"), args...)
+		cmd.Dir = r.repo
+		cmd.Env = append(os.Environ(), "SPAR_CONFIG="+filepath.Join(r.work, "spar.toml"), "XDG_CACHE_HOME="+filepath.Join(r.work, "cache-first"),
+			"FAKE_HEAD_FILE="+filepath.Join(r.work, "head7"), "ANTHROPIC_API_KEY=sk-fake-for-the-fake-claude",
+			"PATH="+fake+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	if out := spar("run", "--stage", "code", "--base", r.base, "--head", r.head, "--out", filepath.Join(series, "code-1")); !strings.Contains(out, "Verdict:") {
+		t.Fatalf("the first round:\n%s", out)
+	}
+	res := interruptRun(t, r, "after", true, syscall.SIGINT, "--rerun", "claude")
+	if res.code != 130 || res.round != filepath.Join(series, "code-2") {
+		t.Fatalf("exit %d for %s, want 130 for code-2:\n%s", res.code, res.round, res.stderr)
+	}
+	if _, err := os.Lstat(res.round); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("code-2 is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(series, "code-1", "round.json")); err != nil {
+		t.Errorf("code-1 is gone: %v", err)
+	}
+	for _, cmd := range [][]string{{"status", series}, {"gate", series}} {
+		if out := spar(cmd...); strings.Contains(out, "code-2") || !strings.Contains(out, "code-1") {
+			t.Errorf("spar %s after the interrupted code-2:\n%s", cmd[0], out)
+		}
+	}
 }
