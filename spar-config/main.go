@@ -6,7 +6,14 @@ package main
 import (
 	"os"
 
+	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/stage/sparconfig"
 )
 
-func main() { os.Exit(sparconfig.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// spar doctor runs each reviewer's version check in the sandbox, as a
+	// round does (docs/sandbox.md "What the sandbox denies"): this binary
+	// is the launcher then, run again through /proc/self/exe.
+	sandbox.Main()
+	os.Exit(sparconfig.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -18,9 +18,9 @@ import (
 
 // Mains are the stages' Main functions by binary name, for a test runner
 // that runs them in its own binary (testscript.Main). Such a binary must
-// call sandbox.Main first in its TestMain, as spar-exec's main does: the
-// reviewer sandbox's launcher is the running binary started again
-// (docs/sandbox.md).
+// call sandbox.Main first in its TestMain, as spar-exec's and spar-config's
+// mains do: the reviewer sandbox's launcher is the running binary started
+// again (docs/sandbox.md).
 var Mains = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
 	"spar-config":   sparconfig.Main,
 	"spar-packet":   sparpacket.Main,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/preset"
+	"github.com/jaekit/spar/lib/sandbox"
 )
 
 // ProbeVersionLimit is the most a probe's version check may take: spar
@@ -45,11 +47,22 @@ type Probe struct {
 	// LoginNote says why the state is unknown when the check could not
 	// tell (the reviewer still counts as ready: spar run will find out).
 	LoginCommand, LoginNote string
+	// Denied are the paths the reviewer needs to start (its executable, an
+	// interpreter a #! line names, a shim's program, a path in its argv:
+	// sandbox.Needs) that the sandbox of a round would not let it reach
+	// (docs/sandbox.md "What the sandbox denies"): it could not start.
+	Denied []string
+	// Boxed is why the version check, run in the sandbox as a round runs
+	// it, could not start or failed for a permission (exit 126 or 127,
+	// "Permission denied"): the reviewer could not start in a round.
+	Boxed string
 }
 
 // Starts reports whether spar run could start the reviewer: native, or an
 // executable that resolves.
-func (p Probe) Starts() bool { return p.Native || p.Exe != "" }
+func (p Probe) Starts() bool {
+	return p.Native || (p.Exe != "" && len(p.Denied) == 0 && p.Boxed == "")
+}
 
 // Ready reports whether the reviewer could review: it starts and its CLI
 // is not known to be logged out.
@@ -65,17 +78,38 @@ func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
 	if pr.Exe == "" {
 		return pr
 	}
+	pr.Denied = sandboxDenies(r, pr.Exe, pathEnv)
 	p, err := preset.Get(r.Preset)
 	if err != nil {
 		return pr
 	}
 	if va := p.VersionArgs(); va != nil {
-		pr.Version, pr.VersionNote = probeVersion(pr.Exe, va)
+		pr.Version, pr.VersionNote, pr.Boxed = probeVersion(r, pr.Exe, va, pathEnv)
 	}
 	if lg := preset.LoginOf(r.Preset); lg != nil {
 		pr.LoginCommand, pr.LoginNote = probeLogin(pr.Exe, lg)
 	}
 	return pr
+}
+
+// sandboxDenies is what the sandbox of a round would deny reviewer r,
+// whose executable resolved to exe, of what it needs to start (Probe.Denied;
+// nil when the sandbox is off or Landlock is not there). The policy is a
+// round's (sandboxFor) without its round: its inputs are granted anyway.
+func sandboxDenies(r envelope.Reviewer, exe, pathEnv string) []string {
+	if sandbox.CurrentMode() == sandbox.Off {
+		return nil
+	}
+	if _, ok := sandbox.Available(); !ok {
+		return nil
+	}
+	argv := []string{exe}
+	if r.Preset == envelope.PresetCommand && len(r.Argv) > 1 {
+		argv = append(argv, r.Argv[1:]...)
+	}
+	box := sandboxFor(Reviewer{Config: r}, r.Preset, exe)
+	box.DryRun = true
+	return sandbox.Unreachable(sandbox.For(box), sandbox.Needs(argv, pathEnv))
 }
 
 // probeLogin asks the CLI whether it is logged in (preset.Login: its own
@@ -174,19 +208,64 @@ func ProbeAll(rs []envelope.Reviewer, pathEnv string) []Probe {
 	return out
 }
 
-func probeVersion(exe string, args []string) (version, note string) {
-	out, errs, exit, why := probeRun(exe, args)
+func probeVersion(r envelope.Reviewer, exe string, args []string, pathEnv string) (version, note, boxed string) {
+	out, errs, exit, why, boxed := probeBoxed(r, exe, args, pathEnv)
 	switch {
 	case why != "":
-		return "", why
+		return "", why, boxed
 	case exit != 0:
-		return "", fmt.Sprintf("%s %s exited with status %d%s", filepath.Base(exe), strings.Join(args, " "), exit, lastLineNote(errs))
+		return "", fmt.Sprintf("%s %s exited with status %d%s", filepath.Base(exe), strings.Join(args, " "), exit, lastLineNote(errs)), boxed
 	}
 	v := firstNonEmptyLine(out)
 	if v == "" {
 		v = firstNonEmptyLine(errs)
 	}
-	return v, ""
+	return v, "", ""
+}
+
+// probeBoxed runs exe with args as a round runs the version check
+// (runProcess: in the sandbox, with the allowlisted environment, its own
+// process group), at most ProbeVersionLimit, in an empty folder standing
+// for the workspace: its stdout, stderr and exit code, or why it did not
+// run to its end; boxed is the sandbox's part when it could not start for
+// a permission or ended 126 or 127 or with "Permission denied" (see
+// sandboxDenial), "" otherwise.
+func probeBoxed(r envelope.Reviewer, exe string, args []string, pathEnv string) (stdout, stderr string, exit int, why, boxed string) {
+	ws, err := os.MkdirTemp("", "spar-doctor-")
+	if err != nil {
+		return "", "", -1, err.Error(), ""
+	}
+	defer os.RemoveAll(ws)
+	box := sandboxFor(Reviewer{Config: r, Workspace: ws}, r.Preset, exe)
+	box.DryRun = true
+	out, errs := &sink{limit: 64 << 10}, &sink{limit: 64 << 10}
+	argv := append([]string{exe}, args...)
+	res := runProcess(preset.Invocation{Args: argv}, box, ws, time.Now().Add(ProbeVersionLimit), out, errs, nil, nil)
+	stdout, stderr = out.mem.String(), errs.mem.String()
+	cmdline := filepath.Base(exe) + " " + strings.Join(args, " ")
+	denial := func() string {
+		if d := sandboxDenial(res, argv, pathEnv, stderr); d != "" {
+			return strings.TrimPrefix(d, "; ")
+		}
+		return ""
+	}
+	switch {
+	case !res.started:
+		why = fmt.Sprintf("%s: %v", cmdline, res.startErr)
+		if res.startErr != nil && (errors.Is(res.startErr, fs.ErrPermission) || strings.Contains(strings.ToLower(res.startErr.Error()), "permission denied")) {
+			boxed = denial()
+		}
+		return stdout, stderr, -1, why, boxed
+	case res.timedOut:
+		return stdout, stderr, -1, fmt.Sprintf("%s did not finish within %v", cmdline, ProbeVersionLimit), ""
+	case res.signal != "":
+		return stdout, stderr, -1, fmt.Sprintf("%s was killed by %s", cmdline, res.signal), ""
+	}
+	exit = *res.exitCode
+	if exit == 126 || exit == 127 || strings.Contains(strings.ToLower(stderr), "permission denied") {
+		boxed = denial()
+	}
+	return stdout, stderr, exit, "", boxed
 }
 
 // probeRun runs exe with args as the setup check does (at most
@@ -247,6 +326,10 @@ func (p Probe) Line() string {
 		return head + "no executable: the host's subagent reviews (spar record)"
 	case p.Exe == "":
 		return head + p.Status + ": " + p.Reason
+	case len(p.Denied) > 0:
+		return head + p.Exe + ": the sandbox denies " + strings.Join(p.Denied, ", ") + ": not reachable inside it, the reviewer cannot start in a round (docs/sandbox.md \"What the sandbox denies\")"
+	case p.Boxed != "":
+		return head + p.Exe + ": in the sandbox " + p.VersionNote + "; " + p.Boxed + ": the reviewer cannot start in a round"
 	}
 	line := head + p.Exe
 	switch {
@@ -269,7 +352,7 @@ func (p Probe) Line() string {
 // what to do, for the one stderr line of the refusal (65). editFile is the
 // user configuration file to edit.
 func Verdict(probes []Probe, editFile string) string {
-	var blocked, all, login []string
+	var blocked, all, login, denied []string
 	starts := 0
 	for _, p := range probes {
 		if p.Ready() {
@@ -283,10 +366,17 @@ func Verdict(probes []Probe, editFile string) string {
 		if p.LoginCommand != "" {
 			login = append(login, "`"+p.LoginCommand+"`")
 		}
+		denied = append(denied, p.Denied...)
+		if p.Boxed != "" && len(p.Denied) == 0 {
+			denied = append(denied, "what "+p.Name+" needs")
+		}
 	}
 	fix := fmt.Sprintf("install each CLI (docs/usage.md section 2) or put it on PATH, give its [[reviewers]] entry in %s a binary (a command reviewer: argv), or pick reviewers that can run with --reviewers (spar config --check --reviewers LIST checks them)", editFile)
 	if len(login) > 0 {
 		fix = "log in (run " + strings.Join(login, ", ") + "), " + fix
+	}
+	if len(denied) > 0 {
+		fix = "make " + strings.Join(denied, ", ") + " reachable inside the sandbox: an interpreter or program under a system folder (/usr, /opt), or in the folder of the reviewer's executable, or name it in argv by such a path (docs/sandbox.md \"What the sandbox denies\"); or " + fix
 	}
 	switch {
 	case len(blocked) > 0:

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,6 +26,19 @@ const OutputCap = 64 << 20
 
 // Grace is how long a process group has between SIGTERM and SIGKILL.
 var Grace = 3 * time.Second
+
+// StopGrace is Grace when spar-exec is interrupted (StopAll): a user who
+// pressed Ctrl-C waits for the reviewers' end, so that what ignores
+// SIGTERM is killed sooner (docs/review-round.md "Interrupted").
+var StopGrace = time.Second
+
+// stopping is set by StopAll: from then on no reviewer process starts (a
+// version check stopped is no cause to start the review, nor a quota
+// refusal one to start the fallback model).
+var stopping atomic.Bool
+
+// errStopping is the start error of a process after StopAll.
+var errStopping = errors.New("spar was interrupted: no reviewer starts any more")
 
 // sink is where one output stream goes: a file (the reviewer folder's stdout
 // and stderr) or memory (the version check), capped at limit bytes.
@@ -74,6 +88,9 @@ type procResult struct {
 	// env names the environment variables the process got (nil: spar-exec's
 	// whole environment, SPAR_SANDBOX=off).
 	env []string
+	// policy is the sandbox policy it was started with (what sandbox says
+	// whether it applied).
+	policy sandbox.Policy
 }
 
 // sandboxFor is the sandbox of reviewer r's processes (docs/sandbox.md): it
@@ -111,6 +128,10 @@ func sandboxFor(r Reviewer, presetName, exe string) sandbox.Reviewer {
 // the group gets SIGKILL anyway, so that no grandchild outlives the reviewer.
 func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadline time.Time, out, errs *sink, mon preset.Monitor, met *meter) procResult {
 	var res procResult
+	if stopping.Load() {
+		res.startErr = errStopping
+		return res
+	}
 	argv := append([]string(nil), inv.Args...)
 	if !strings.Contains(argv[0], "/") {
 		// As exec.Command would: the launcher gets a path.
@@ -131,6 +152,7 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 	box.Require = inv.Confined
 	policy := sandbox.For(box)
 	policy.GraceMS = Grace.Milliseconds()
+	res.policy = policy
 	// The allowlisted environment (docs/sandbox.md "The environment"),
 	// part of the sandbox: SPAR_SANDBOX=off passes spar-exec's own.
 	var env []string
@@ -200,6 +222,10 @@ func runProcess(inv preset.Invocation, box sandbox.Reviewer, cwd string, deadlin
 	pgid := cmd.Process.Pid
 	groups.Store(pgid, struct{}{})
 	defer groups.Delete(pgid)
+	if stopping.Load() {
+		// StopAll ran while this process started: it may not have seen it.
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 	if stdinW != nil {
 		go func() {
 			// A reviewer that exits before reading its input is not an
@@ -337,10 +363,12 @@ func removeScratch(dir string) {
 var groups sync.Map
 
 // StopAll stops every reviewer process group running now: SIGTERM, then
-// SIGKILL after Grace. spar-exec calls it when it is itself interrupted, so
-// that no reviewer outlives it (they are in their own groups and do not get
-// the terminal's signals).
+// SIGKILL after StopGrace; no reviewer process starts after it. spar-exec
+// calls it when it is itself interrupted, so that no reviewer outlives it
+// (they are in their own groups and do not get the terminal's signals).
+// It returns once every group is gone.
 func StopAll() {
+	stopping.Store(true)
 	var pgids []int
 	groups.Range(func(k, _ any) bool {
 		pgids = append(pgids, k.(int))
@@ -349,12 +377,24 @@ func StopAll() {
 	for _, g := range pgids {
 		syscall.Kill(-g, syscall.SIGTERM)
 	}
-	deadline := time.Now().Add(Grace)
+	// A group is gone when no process is left in it or its runner reaped
+	// its leader (a zombie leader still answers kill).
+	alive := func(g int) bool {
+		_, running := groups.Load(g)
+		return running && syscall.Kill(-g, 0) == nil
+	}
+	deadline := time.Now().Add(StopGrace)
 	for _, g := range pgids {
-		for time.Now().Before(deadline) && syscall.Kill(-g, 0) == nil {
-			time.Sleep(20 * time.Millisecond)
+		for time.Now().Before(deadline) && alive(g) {
+			time.Sleep(10 * time.Millisecond)
 		}
 		syscall.Kill(-g, syscall.SIGKILL)
+	}
+	deadline = time.Now().Add(StopGrace)
+	for _, g := range pgids {
+		for time.Now().Before(deadline) && alive(g) {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
 

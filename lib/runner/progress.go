@@ -58,7 +58,9 @@ func NewProgress(w io.Writer, quiet bool) *Progress {
 
 // Line prints "spar: " and the formatted text.
 func (p *Progress) Line(format string, args ...any) {
-	if p == nil || p.w == nil || p.quiet {
+	// After StopAll the reviewers end because spar stopped them: their
+	// "failed" is no news.
+	if p == nil || p.w == nil || p.quiet || stopping.Load() {
 		return
 	}
 	p.mu.Lock()

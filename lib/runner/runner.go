@@ -8,7 +8,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -325,7 +327,11 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity, prog *Pr
 	}
 	a.rec.ExitCode = res.exitCode
 	if !res.started {
-		return finish(Failed, fmt.Sprintf("could not start %s: %v", exe, res.startErr))
+		why := ""
+		if res.startErr != nil && (errors.Is(res.startErr, fs.ErrPermission) || strings.Contains(strings.ToLower(res.startErr.Error()), "permission denied")) {
+			why = sandboxDenial(res, inv.Args, r.PathEnv, "")
+		}
+		return finish(Failed, fmt.Sprintf("could not start %s: %v%s", exe, res.startErr, why))
 	}
 	if w, ok := mon.(preset.WholeStdout); ok && res.overCap == "" {
 		b, err := os.ReadFile(filepath.Join(r.Dir, "stdout"))
@@ -399,6 +405,10 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity, prog *Pr
 			why = oc.Problem
 		}
 		failure = fmt.Sprintf("exited with status %d%s", *res.exitCode, reasonNote(why))
+		// 126 and 127 are a shell's "cannot execute" and "not found".
+		if c := *res.exitCode; c == 126 || c == 127 || strings.Contains(strings.ToLower(string(stderrText)), "permission denied") {
+			failure += sandboxDenial(res, inv.Args, r.PathEnv, string(stderrText))
+		}
 	default:
 		failure = oc.Problem
 	}
@@ -407,6 +417,29 @@ func attempt(r Reviewer, p preset.Preset, model *string, act *Activity, prog *Pr
 		return finish(Unavailable, why+"; "+failure)
 	}
 	return finish(Failed, failure)
+}
+
+// sandboxDenial is what a reviewer that could not start, exited 126 or
+// 127 or said "Permission denied" gets after its reason when the sandbox
+// confined it (docs/sandbox.md "What the sandbox denies"): the paths it
+// needs (sandbox.Needs: its executable, interpreters, shims, path
+// arguments) or its stderr names as denied, that the policy does not
+// grant; "" when no sandbox applied.
+func sandboxDenial(res procResult, argv []string, pathEnv, stderr string) string {
+	if !strings.HasPrefix(res.sandbox, "landlock") {
+		return ""
+	}
+	var paths []string
+	for _, p := range append(sandbox.Needs(argv, pathEnv), sandbox.DeniedIn(stderr)...) {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	miss := sandbox.Unreachable(res.policy, paths)
+	if len(miss) == 0 {
+		return "; the sandbox may have denied it what it needs (docs/sandbox.md \"What the sandbox denies\")"
+	}
+	return "; the sandbox denied it " + strings.Join(miss, ", ") + ": not reachable inside it (docs/sandbox.md \"What the sandbox denies\")"
 }
 
 // noCredentials is the reason of a failed attempt of a CLI that never says

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,8 +284,10 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// StopAll (spar-exec interrupted) stops every running group.
+// StopAll (spar-exec interrupted) stops every running group, and no
+// process starts after it (a stopped version check starts no run).
 func TestStopAll(t *testing.T) {
+	t.Cleanup(func() { stopping.Store(false) })
 	m := marker()
 	res := whileRunning(t, m, func() procResult {
 		return runProcess(preset.Invocation{Args: []string{"/bin/sh", "-c", "setsid sleep " + m + " & sleep 100"}}, testBox(t), t.TempDir(),
@@ -295,6 +298,11 @@ func TestStopAll(t *testing.T) {
 	}
 	if alive(m) {
 		t.Errorf("grandchild still runs")
+	}
+	after := runProcess(preset.Invocation{Args: []string{"/bin/true"}}, testBox(t), t.TempDir(),
+		time.Now().Add(60*time.Second), &sink{limit: 1 << 20}, &sink{limit: 1 << 20}, nil, nil)
+	if after.started || !errors.Is(after.startErr, errStopping) {
+		t.Errorf("a process started after StopAll: %+v", after)
 	}
 }
 

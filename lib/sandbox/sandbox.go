@@ -87,6 +87,9 @@ type Reviewer struct {
 	// Env are the variables (or prefixes ending in *) its configuration
 	// entry names beyond its preset's (Environment).
 	Env []string
+	// DryRun: For only tells the policy and creates no state folder (spar
+	// doctor's question, docs/sandbox.md "What the sandbox denies").
+	DryRun bool
 }
 
 // systemRead are the system folders every reviewer reads and executes from:
@@ -239,7 +242,7 @@ func For(r Reviewer) Policy {
 		if holdsAny(d, private) {
 			continue
 		}
-		if _, err := os.Stat(d); os.IsNotExist(err) && CurrentMode() != Off {
+		if _, err := os.Stat(d); os.IsNotExist(err) && CurrentMode() != Off && !r.DryRun {
 			os.MkdirAll(d, 0o700)
 		}
 		for _, g := range both(d) {

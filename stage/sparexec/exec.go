@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jaekit/spar/lib/atomic"
@@ -110,6 +108,10 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 		return exitcode.New(exitcode.Config, "refused: "+err.Error())
 	}
 	prog := runner.NewProgress(stderr, opts.quiet)
+	// From here a signal stops the round (interrupt.go): the reviewers are
+	// stopped and what this run made is removed.
+	stop := watch(stderr)
+	defer stop.end()
 
 	// The workspace's place (docs/review-round.md "The workspace"): spar's cache folder, outside
 	// every Git repository, decided before anything is written. Pruning
@@ -202,7 +204,13 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	}
 
 	// Step 2: the round folder.
-	if err := os.Mkdir(in.run.Out, 0o755); err != nil {
+	var mkErr error
+	stop.hold(func() {
+		if mkErr = os.Mkdir(in.run.Out, 0o755); mkErr == nil {
+			stop.dir = in.run.Out
+		}
+	})
+	if err := mkErr; err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return exitcode.New(exitcode.Config, fmt.Sprintf("refused: the round folder %q already exists", in.run.Out))
 		}
@@ -210,20 +218,33 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	}
 	started := time.Now().UTC().Format(time.RFC3339)
 	rd := &roundDir{in: &in, dir: in.run.Out, started: started, dec: dec}
-	if !in.run.DryRun {
+	var wsErr error
+	stop.hold(func() {
+		if in.run.DryRun {
+			return
+		}
 		// The workspace folder and <round>/workspace linking to it come
 		// first, so that prompt.md and every round.json name its real path.
 		ws, err := workspace.Create(root, in.run.Out)
 		if err != nil {
-			return exitcode.New(exitcode.IO, "workspace: "+err.Error())
+			wsErr = exitcode.New(exitcode.IO, "workspace: "+err.Error())
+			return
 		}
+		stop.ws = ws
 		if err := os.Symlink(ws, filepath.Join(in.run.Out, round.WorkspaceDir)); err != nil {
 			workspace.Remove(ws)
-			return exitcode.New(exitcode.IO, "workspace: "+err.Error())
+			stop.ws = ""
+			wsErr = exitcode.New(exitcode.IO, "workspace: "+err.Error())
+			return
 		}
 		rd.ws = ws
+	})
+	if wsErr != nil {
+		return wsErr
 	}
-	if err := rd.writeInputs(); err != nil {
+	var inErr error
+	stop.hold(func() { inErr = rd.writeInputs() })
+	if err := inErr; err != nil {
 		return exitcode.New(exitcode.IO, ""+err.Error())
 	}
 	runs := make([]envelope.ReviewerRun, len(in.cfg.Reviewers))
@@ -240,7 +261,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 			prog.Line("%s runs again: %s", r.Name, why)
 		}
 	}
-	if err := rd.writeRecord(runs); err != nil {
+	var recErr error
+	stop.hold(func() { recErr = rd.writeRecord(runs) })
+	if err := recErr; err != nil {
 		return exitcode.New(exitcode.IO, ""+err.Error())
 	}
 
@@ -279,41 +302,19 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 			idx = append(idx, i)
 		}
 		// Interrupted while the reviewers run: stop their process groups
-		// (they do not get the terminal's signals), then die of the same
-		// signal. The round stays without finished_at (G29).
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		// (they do not get the terminal's signals), remove the round and
+		// its workspace, and exit 128+signal (interrupt.go).
+		stop.hold(func() { stop.running = true })
 		// The driver killed (spar run, SIGKILL included) is SIGTERM here.
 		sandbox.FollowParent()
-		var caught os.Signal
-		handled := make(chan struct{})
-		go func() {
-			defer close(handled)
-			if s, ok := <-sigs; ok {
-				caught = s
-				fmt.Fprintf(stderr, "spar-exec: %v: stopping the reviewers\n", s)
-				runner.StopAll()
-			}
-		}()
 		done := runner.RunAll(toRun, prog)
-		signal.Stop(sigs)
-		close(sigs)
-		<-handled
-		if caught != nil {
-			// An interrupted round is never recorded: nothing needs its
-			// workspace any more.
-			workspace.Remove(ws)
-			signal.Reset()
-			sig := caught.(syscall.Signal)
-			syscall.Kill(os.Getpid(), sig)
-			time.Sleep(5 * time.Second)
-			return exitcode.New(128+int(sig), "")
-		}
 		<-filled
 		for j, i := range idx {
 			runs[i] = done[j]
 		}
-		if err := rd.writeRecord(runs); err != nil {
+		var recErr error
+		stop.hold(func() { recErr = rd.writeRecord(runs) })
+		if err := recErr; err != nil {
 			return exitcode.New(exitcode.IO, ""+err.Error())
 		}
 	}
@@ -328,7 +329,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 	if err := env.Set("runs", runs); err != nil {
 		return err
 	}
-	if err := env.Write(stdout); err != nil {
+	var outErr error
+	stop.hold(func() { outErr = env.Write(stdout) })
+	if err := outErr; err != nil {
 		return exitcode.New(exitcode.IO, "stdout: "+err.Error())
 	}
 	return nil

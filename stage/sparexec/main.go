@@ -52,7 +52,11 @@ Example:
 
 // Main runs spar-exec with the command line args and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// check-shell and check-refusal (inspect.go) come before anything else.
+	// The driver's __spar-discard ROUND (interrupt.go), check-shell and
+	// check-refusal (inspect.go) come before anything else.
+	if len(args) > 0 && args[0] == discardArg {
+		return discard(args[1:], stderr)
+	}
 	if handled, code := inspect(args, stdin, stdout, stderr); handled {
 		return code
 	}
