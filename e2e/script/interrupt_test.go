@@ -224,10 +224,10 @@ func BenchmarkInterruptStop(b *testing.B) {
 
 // TestInterruptSparRunAfterARound: SIGINT to the group of a spar run whose
 // series holds a recorded code-1 (code-2 reruns its reviewer) removes
-// code-2 only; spar status and spar
-// gate of the series then speak of code-1 alone (the status said
-// "empty" of the half-written code-2 and suggested its --out again, while
-// the gate suggested code-3).
+// code-2 only; spar status and spar gate of the series then speak of
+// code-1 alone (docs/review-round.md "Interrupted": status once said
+// "empty" of a half-written round and suggested its --out again, while the
+// gate suggested the next round).
 func TestInterruptSparRunAfterARound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and signals spar run")
