@@ -76,6 +76,10 @@ type seriesData struct {
 	expectErr    error // why --expect-head does not resolve
 	// nextRunAdd: the reviewers the series' next run adds (nextRun).
 	nextRunAdd []string
+	// lacks: the rounds' commits the repository lacks, changeBase: the
+	// merge base of --expect-base and the head (missingCommits).
+	lacks      map[string]bool
+	changeBase string
 }
 
 type listedRound struct {
@@ -381,6 +385,7 @@ func (g *gate) decide() {
 		g.published(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
+		g.missingCommits(s)
 		g.staleDocuments(s)
 		g.rederive(s)
 		g.followUps(s)
@@ -830,6 +835,8 @@ func (s *seriesData) runCommand(base, head string, add ...string) string {
 // runLike is runCommand for the round r named name.
 func runLike(s *seriesData, r *round.Record, name, base, head string, add ...string) string {
 	var b strings.Builder
+	// Never a commit the repository lacks (missingCommits).
+	base, head = s.present(base, "BASE"), s.present(head, "HEAD")
 	b.WriteString("spar run --repo " + shellQuote(r.Repo) + " --stage " + r.Stage + " --base " + base + " --head " + head)
 	b.WriteString(" --out " + shellQuote(filepath.Join(s.display, s.nextAfter(name))))
 	if r.Config.Override != nil && r.Config.Override.Kind == "--reviewers" {

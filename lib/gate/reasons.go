@@ -35,6 +35,7 @@ var Codes = []struct {
 	{"7h", "the latest counted round reviewed another head than the repository's HEAD"},
 	{"7u", "the repository's HEAD does not resolve"},
 	{"7s", "a shallow clone lacks a commit a round reviewed"},
+	{"7m", "the repository lacks a commit a round reviewed"},
 	{"8r", "round.json does not follow from the reviewers' results"},
 	{"8f", "findings.json does not follow from the reviewers' results"},
 	{"8s", "a reviewer's result is not the one its own output holds"},

@@ -113,7 +113,7 @@ func Keep(repo string, n Name, commits []string) (Kept, error) {
 			had[p] = true
 		}
 	}
-	present, missing, err := have(repo, commits)
+	present, missing, err := gitx.Commits(repo, commits)
 	if err != nil {
 		return k, err
 	}
@@ -152,33 +152,6 @@ func Keep(repo string, n Name, commits []string) (Kept, error) {
 		return k, fmt.Errorf("git commit-tree: unexpected answer %q", k.Commit)
 	}
 	return k, nil
-}
-
-// have splits commits into those repo holds as commits and those it lacks
-// (one git cat-file --batch-check).
-func have(repo string, commits []string) (present, missing []string, err error) {
-	if len(commits) == 0 {
-		return nil, nil, nil
-	}
-	cmd := gitx.Command(repo, "cat-file", "--batch-check=%(objectname) %(objecttype)")
-	cmd.Stdin = strings.NewReader(strings.Join(commits, "\n") + "\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("git cat-file: %s", firstLine(stderr.String(), err))
-	}
-	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
-	if len(lines) != len(commits) {
-		return nil, nil, fmt.Errorf("git cat-file: %d answers for %d commits", len(lines), len(commits))
-	}
-	for i, l := range lines {
-		if f := strings.Fields(l); len(f) == 2 && f[1] == "commit" && f[0] == commits[i] {
-			present = append(present, commits[i])
-		} else {
-			missing = append(missing, commits[i])
-		}
-	}
-	return present, missing, nil
 }
 
 // AdvanceKept moves the local keep ref of n from k.Parent to k.Commit;
