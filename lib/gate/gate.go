@@ -80,6 +80,9 @@ type seriesData struct {
 	// merge base of --expect-base and the head (missingCommits).
 	lacks      map[string]bool
 	changeBase string
+	// gated: the head the gate was asked about when it was credited by
+	// content with the latest round, whose head s.head then is (rebase.go).
+	gated string
 }
 
 type listedRound struct {
@@ -383,6 +386,7 @@ func (g *gate) decide() {
 		g.removedRounds(s)
 		g.dangling(s)
 		g.published(s)
+		g.creditByIdentity(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
 		g.missingCommits(s)
@@ -710,7 +714,7 @@ func (g *gate) headMismatch(s *seriesData) {
 		g.unresolved(s, "6", "--expect-head", g.opts.ExpectHead, s.expectErr, "")
 		return
 	}
-	if *s.expect != s.latest.rec.Head {
+	if *s.expect != s.latest.rec.Head && !s.credited() {
 		g.reason("7", "%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
 			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.nextRun())
 	}
