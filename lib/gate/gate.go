@@ -81,8 +81,10 @@ type seriesData struct {
 	lacks      map[string]bool
 	changeBase string
 	// gated: the head the gate was asked about when it was credited by
-	// content with the latest round, whose head s.head then is (rebase.go).
-	gated string
+	// content with the latest round, whose head s.head then is; judged:
+	// blocked by content instead (7r, 7x; rebase.go).
+	gated  string
+	judged bool
 }
 
 type listedRound struct {
@@ -386,7 +388,7 @@ func (g *gate) decide() {
 		g.removedRounds(s)
 		g.dangling(s)
 		g.published(s)
-		g.creditByIdentity(s)
+		g.creditByContent(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
 		g.missingCommits(s)
@@ -704,7 +706,7 @@ func (g *gate) headMismatch(s *seriesData) {
 				s.display, s.repo, s.headErr, s.latest.name, g.gateCommand(g.fixedList(), "REV"))
 			return
 		}
-		if s.head != s.latest.rec.Head {
+		if s.head != s.latest.rec.Head && !s.headJudged() {
 			g.reason("7h", "%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
 				s.display, s.latest.name, s.latest.rec.Head, s.head, s.nextRun())
 		}
@@ -714,7 +716,7 @@ func (g *gate) headMismatch(s *seriesData) {
 		g.unresolved(s, "6", "--expect-head", g.opts.ExpectHead, s.expectErr, "")
 		return
 	}
-	if *s.expect != s.latest.rec.Head && !s.credited() {
+	if *s.expect != s.latest.rec.Head && !s.headJudged() {
 		g.reason("7", "%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
 			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.nextRun())
 	}

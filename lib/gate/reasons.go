@@ -36,6 +36,8 @@ var Codes = []struct {
 	{"7u", "the repository's HEAD does not resolve"},
 	{"7s", "a shallow clone lacks a commit a round reviewed"},
 	{"7m", "the repository lacks a commit a round reviewed"},
+	{"7r", "the gate's head differs from the reviewed change replayed onto its base (residual)"},
+	{"7x", "the reviewed change cannot be replayed onto the gate's head's base (unverifiable)"},
 	{"8r", "round.json does not follow from the reviewers' results"},
 	{"8f", "findings.json does not follow from the reviewers' results"},
 	{"8s", "a reviewer's result is not the one its own output holds"},

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jaekit/spar/lib/gitx"
 )
@@ -23,15 +25,19 @@ type Credit struct {
 	Head     string `json:"head"`     // the gate's head
 	Round    string `json:"round"`    // the round credited
 	Reviewed string `json:"reviewed"` // the head that round reviewed
-	How      string `json:"how"`      // identity
+	How      string `json:"how"`      // identity or replay
 	Words    string `json:"words"`
 }
 
-// creditByIdentity credits the gate's head of s with the latest counted
-// round when its tree is that round's head's tree: from here on the gate
-// holds the series against the reviewed head (s.head), and s.gated keeps
-// the head it was asked about.
-func (g *gate) creditByIdentity(s *seriesData) {
+// creditByContent credits the gate's head of s (H′) with the latest
+// counted round, which reviewed H, when H′ holds what H held: identity (the
+// same tree) or, with --expect-base (a base the caller trusts), replay
+// (replaying the reviewed change onto H′'s base gives H′'s tree). From
+// then on the gate holds the series against H (s.head), and s.gated keeps
+// the head it was asked about. A replay that gives another tree names the
+// residual files (7r); one that conflicts is unverifiable (7x); either
+// blocks instead of 7 and 7h (s.judged).
+func (g *gate) creditByContent(s *seriesData) {
 	if s.repo == "" || s.latest == nil || s.latest.rec == nil || s.latest.state != published || s.head == "" {
 		return
 	}
@@ -44,19 +50,116 @@ func (g *gate) creditByIdentity(s *seriesData) {
 		return
 	}
 	got, err := gitx.TreeID(s.repo, reviewed)
-	if err != nil || got != want {
+	if err != nil {
 		return
 	}
-	s.gated, s.head = s.head, reviewed
-	g.rec.Credits = append(g.rec.Credits, Credit{
-		Series: s.display, Head: s.gated, Round: s.latest.name, Reviewed: reviewed, How: "identity",
-		Words: fmt.Sprintf("reviewed as %s (head %s, identical tree)", s.latest.name, abbrev(reviewed)),
-	})
+	if got == want {
+		g.credit(s, reviewed, "identity", fmt.Sprintf("reviewed as %s (head %s, identical tree)", s.latest.name, abbrev(reviewed)))
+		return
+	}
+	if !g.opts.ExpectBaseGiven {
+		// Replay only onto a base the caller trusts: without one, a
+		// head rebased onto a branch of the agent's own would be
+		// credited with whatever that branch holds.
+		return
+	}
+	if ok, err := gitx.IsAncestor(s.repo, reviewed, s.head); err != nil || ok {
+		// Commits made on top of the reviewed head, not a rewrite of
+		// it: 7 and 7h say what was not reviewed.
+		return
+	}
+	g.replay(s, reviewed, want)
 }
 
-// credited reports whether the gate's head of s was credited by content
-// with the latest counted round (creditByIdentity).
-func (s *seriesData) credited() bool { return s.gated != "" }
+// replay: the change the latest counted round of s reviewed, from old (the
+// merge base of --expect-base and its head H) to H, replayed by git onto
+// the gated head's base (the merge base of --expect-base and H′), with
+// git merge-tree from the checkout's objects. git merge-tree (2.38) takes
+// the merge base of its two commits as the replay's base, so the replay is
+// the reviewed change only when that merge base is old: a new base that
+// descends from the old one (a rebase onto a main that moved on), or the
+// old base itself (an amend).
+func (g *gate) replay(s *seriesData, reviewed, want string) {
+	e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+	if err != nil {
+		return // expectedBase says so (14b)
+	}
+	old, err1 := mergeBase(s.repo, e, reviewed)
+	onto, err2 := mergeBase(s.repo, e, s.head)
+	if err1 != nil || err2 != nil {
+		return // expectedBase says so (14b)
+	}
+	s.judged = true
+	if mb, err := mergeBase(s.repo, onto, reviewed); err != nil || mb != old {
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: its base %s (the merge base of --expect-base %s and the head) does not descend from the reviewed base %s, so the reviewed change cannot be replayed onto it (unverifiable); to clear: review the head in a new round: %s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), shellQuote(g.opts.ExpectBase), abbrev(old), s.nextRun())
+		return
+	}
+	out, err := gitx.Git(s.repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", onto, reviewed)
+	fields := strings.Split(string(out), "\x00")
+	switch {
+	case err != nil && gitx.ExitedOne(err):
+		var files []string
+		for _, f := range fields[1:] {
+			if f == "" {
+				break
+			}
+			if !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: replaying the reviewed change onto %s (the merge base of --expect-base %s and the head) conflicts in %s, so what resolving it made was never reviewed (unverifiable); to clear: review the head in a new round: %s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), shellQuote(g.opts.ExpectBase), strings.Join(files, ", "), s.nextRun())
+		return
+	case err != nil || len(fields) == 0 || fields[0] == "":
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: git cannot replay the reviewed change onto %s (%s) (unverifiable); to clear: review the head in a new round: %s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), oneLine(fmt.Sprint(err)), s.nextRun())
+		return
+	}
+	replayed := strings.TrimSpace(fields[0])
+	if replayed == want {
+		s.judged = false
+		g.credit(s, reviewed, "replay", fmt.Sprintf("reviewed as %s (head %s, replayed onto %s: identical)", s.latest.name, abbrev(reviewed), abbrev(onto)))
+		return
+	}
+	diff, err := gitx.Git(s.repo, "diff-tree", "-r", "--name-only", "-z", "--no-renames", replayed, want)
+	var files []string
+	for _, f := range strings.Split(string(diff), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	if err != nil || len(files) == 0 {
+		files = []string{"(git cannot list them)"}
+	}
+	what := fmt.Sprintf("%d files differ", len(files))
+	if len(files) == 1 {
+		what = "1 file differs"
+	}
+	g.reason("7r", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: residual: %s from the reviewed change replayed onto %s: %s; those changes were never reviewed; to clear: review the head in a new round: %s",
+		s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, what, abbrev(onto), strings.Join(files, ", "), s.nextRun())
+}
+
+// credit credits the gate's head of s with the latest counted round, which
+// reviewed the head reviewed: how and the gate's words go into the record.
+func (g *gate) credit(s *seriesData, reviewed, how, words string) {
+	s.gated, s.head = s.head, reviewed
+	g.rec.Credits = append(g.rec.Credits, Credit{Series: s.display, Head: s.gated, Round: s.latest.name, Reviewed: reviewed, How: how, Words: words})
+}
+
+// mergeBase is git's merge base of a and b in repo.
+func mergeBase(repo, a, b string) (string, error) {
+	out, err := gitx.Git(repo, "merge-base", "--end-of-options", a, b)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// headJudged reports whether the gate's head of s was judged by content
+// against the latest counted round (creditByContent): credited, or
+// blocked as residual or unverifiable (7r, 7x) instead of 7 and 7h.
+func (s *seriesData) headJudged() bool { return s.gated != "" || s.judged }
 
 // abbrev is a commit id as git abbreviates it by default (7 digits), for
 // the gate's words of a credit; the record's fields hold the whole id.
