@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -168,4 +170,96 @@ func abbrev(id string) string {
 		return id[:7]
 	}
 	return id
+}
+
+// maxPatchRange bounds the commits of the head's change whose patch ids
+// fixesByPatch computes: a pull request is a few commits, and a series
+// whose base lies further back than this is held to ancestry alone.
+const maxPatchRange = 1000
+
+// fixesByPatch: a fixed disposition whose commit F the gate's head does
+// not contain (contained[F] is errNotAncestor: a rebase rewrote it) holds
+// when a commit of the head's change has F's git patch-id --stable: the
+// same change, rebased. The head's change is what the head holds and its
+// base does not, the base being the merge base of --expect-base and the
+// head when given, else the latest counted round's base; merges are left
+// out (a patch id is a single parent's diff). Nobody retypes a triage
+// because a commit id changed; a rebase that dropped or altered the fix
+// finds no commit of that patch, and the finding stays open (11).
+func (g *gate) fixesByPatch(s *seriesData, contained map[string]error) {
+	var lost []string
+	for c, err := range contained {
+		if errors.Is(err, errNotAncestor) {
+			lost = append(lost, c)
+		}
+	}
+	if len(lost) == 0 || s.head == "" || s.latest == nil || s.latest.rec == nil {
+		return
+	}
+	slices.Sort(lost)
+	base := s.latest.rec.Base
+	if g.opts.ExpectBaseGiven {
+		e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+		if err != nil {
+			return
+		}
+		if base, err = mergeBase(s.repo, e, s.head); err != nil {
+			return
+		}
+	}
+	ours, err := patchIDs(s.repo, "--no-merges", fmt.Sprintf("--max-count=%d", maxPatchRange), "--end-of-options", s.head, "^"+base)
+	if err != nil || len(ours) == 0 {
+		return
+	}
+	byPatch := map[string]bool{}
+	for _, id := range ours {
+		byPatch[id] = true
+	}
+	theirs, err := patchIDs(s.repo, append([]string{"--no-walk", "--end-of-options"}, lost...)...)
+	if err != nil {
+		return
+	}
+	for _, c := range lost {
+		if id := theirs[c]; id != "" && byPatch[id] {
+			contained[c] = nil
+		}
+	}
+}
+
+// patchIDs is git patch-id --stable of each commit git log gives for
+// args, by commit (a commit with an empty diff has none): git log -p
+// piped into git patch-id.
+func patchIDs(repo string, args ...string) (map[string]string, error) {
+	log := gitx.Command(repo, append([]string{"log", "-p", "--no-color", "--no-ext-diff", "--format=commit %H"}, args...)...)
+	pid := gitx.Command(repo, "patch-id", "--stable")
+	pipe, err := log.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	pid.Stdin = pipe
+	var out bytes.Buffer
+	pid.Stdout = &out
+	if err := log.Start(); err != nil {
+		return nil, err
+	}
+	if err := pid.Start(); err != nil {
+		log.Process.Kill()
+		log.Wait()
+		return nil, err
+	}
+	perr := pid.Wait()
+	lerr := log.Wait()
+	if lerr != nil {
+		return nil, fmt.Errorf("git log: %v", lerr)
+	}
+	if perr != nil {
+		return nil, fmt.Errorf("git patch-id: %v", perr)
+	}
+	ids := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			ids[f[1]] = f[0]
+		}
+	}
+	return ids, nil
 }
