@@ -65,6 +65,11 @@ func (g *gate) creditByContent(s *seriesData) {
 		// credited with whatever that branch holds.
 		return
 	}
+	if shallow(s.repo) {
+		// A merge base in a history cut short may be any commit: no
+		// replay is believed there (spar fetch fetches it whole).
+		return
+	}
 	if ok, err := gitx.IsAncestor(s.repo, reviewed, s.head); err != nil || ok {
 		// Commits made on top of the reviewed head, not a rewrite of
 		// it: 7 and 7h say what was not reviewed.
