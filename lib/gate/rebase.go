@@ -17,11 +17,15 @@ import (
 // series against H, whose history the rounds, fixes and coverage name.
 //
 // identity: H′'s tree is H's tree, byte for byte (git's tree ids are the
-// hash of the content): nothing the reviewers did not see is in H′. The
-// record says so in credits, and the lines of spar gate show it.
+// hash of the content): nothing the reviewers did not see is in H′.
+// replay: with --expect-base, git replays the reviewed change onto H′'s
+// base and gets H′'s tree; otherwise the residual (7r) or the conflict (7x)
+// is named. The record says so in credits, and the lines of spar gate show
+// it. A fix commit a rebase rewrote is found again by its patch id
+// (fixesByPatch).
 
 // Credit is one head the gate credited with a round it did not review by
-// its commit id: how (identity) and the gate's words.
+// its commit id: how (identity or replay) and the gate's words.
 type Credit struct {
 	Series   string `json:"series"`
 	Head     string `json:"head"`     // the gate's head
