@@ -28,6 +28,14 @@ func (g *gate) coverage(s *seriesData) {
 	if s.latest == nil || s.head == "" || s.latest.rec == nil || s.latest.rec.Head != s.head {
 		return
 	}
+	if g.opts.ExpectBaseGiven {
+		// The caller says where the change starts: coverage runs from
+		// the merge base of --expect-base and the head (14b), not from
+		// the series' first base, which a rebase onto a moved main
+		// leaves behind (a new --full round of the rebased change
+		// covers it).
+		return
+	}
 	stage := s.latest.rec.Stage
 	var rounds []*roundData
 	var first *roundData

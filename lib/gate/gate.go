@@ -91,6 +91,15 @@ type seriesData struct {
 	signersErr    error
 	// nextRunAdd: the reviewers the series' next run adds (nextRun).
 	nextRunAdd []string
+	// lacks: the rounds' commits the repository lacks, changeBase: the
+	// merge base of --expect-base and the head (missingCommits).
+	lacks      map[string]bool
+	changeBase string
+	// gated: the head the gate was asked about when it was credited by
+	// content with the latest round, whose head s.head then is; judged:
+	// blocked by content instead (7r, 7x; rebase.go).
+	gated  string
+	judged bool
 }
 
 type listedRound struct {
@@ -405,8 +414,10 @@ func (g *gate) decide() {
 		g.removedRounds(s)
 		g.dangling(s)
 		g.published(s)
+		g.creditByContent(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
+		g.missingCommits(s)
 		g.staleDocuments(s)
 		g.rederive(s)
 		g.followUps(s)
@@ -722,7 +733,7 @@ func (g *gate) headMismatch(s *seriesData) {
 				s.display, s.repo, s.headErr, s.latest.name, g.gateCommand(g.fixedList(), "REV"))
 			return
 		}
-		if s.head != s.latest.rec.Head {
+		if s.head != s.latest.rec.Head && !s.headJudged() {
 			g.reason("7h", "%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
 				s.display, s.latest.name, s.latest.rec.Head, s.head, s.nextRun())
 		}
@@ -732,7 +743,7 @@ func (g *gate) headMismatch(s *seriesData) {
 		g.unresolved(s, "6", "--expect-head", g.opts.ExpectHead, s.expectErr, "")
 		return
 	}
-	if *s.expect != s.latest.rec.Head {
+	if *s.expect != s.latest.rec.Head && !s.headJudged() {
 		g.reason("7", "%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
 			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.nextRun())
 	}
@@ -857,6 +868,8 @@ func (s *seriesData) runCommand(base, head string, add ...string) string {
 // runLike is runCommand for the round r named name.
 func runLike(s *seriesData, r *round.Record, name, base, head string, add ...string) string {
 	var b strings.Builder
+	// Never a commit the repository lacks (missingCommits).
+	base, head = s.present(base, "BASE"), s.present(head, "HEAD")
 	b.WriteString("spar run --repo " + shellQuote(r.Repo) + " --stage " + r.Stage + " --base " + base + " --head " + head)
 	b.WriteString(" --out " + shellQuote(filepath.Join(s.display, s.nextAfter(name))))
 	if r.Config.Override != nil && r.Config.Override.Kind == "--reviewers" {

@@ -39,6 +39,9 @@ type Record struct {
 	Signers []Signers `json:"signers,omitempty"`
 	// ExpectBase is --expect-base, only when given.
 	ExpectBase *ExpectBase `json:"expect_base,omitempty"`
+	// Credits are the heads the gate credited by content with a round
+	// that reviewed another commit (rebase.go), only when there is one.
+	Credits []Credit `json:"credits,omitempty"`
 	// PreviousGateDigest is the sha256 of the bytes of the gate record that
 	// --out replaced (G28), or null.
 	PreviousGateDigest *string `json:"previous_gate_digest"`

@@ -187,6 +187,9 @@ func plural(n int, word string) string {
 // once the dispositions or waiver that clear the reasons that name one.
 func (r *Report) Lines() []string {
 	lines := []string{r.Verdict()}
+	for _, c := range r.Record.Credits {
+		lines = append(lines, fmt.Sprintf("credited: %s: the head %s %s", c.Series, c.Head, c.Words))
+	}
 	for _, x := range r.Reasons {
 		lines = append(lines, "blocked: "+x.Line())
 	}

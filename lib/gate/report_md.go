@@ -29,6 +29,9 @@ func (r *Report) MarkdownWith(o MarkdownOptions) string {
 	}
 	fmt.Fprintf(&b, "# spar gate: %s\n\n", word)
 	b.WriteString(mdText(r.Verdict()) + "\n")
+	for _, c := range rec.Credits {
+		b.WriteString("\n" + mdText(fmt.Sprintf("Credited: %s: the head %s %s", c.Series, c.Head, c.Words)) + "\n")
+	}
 
 	b.WriteString("\n## Rounds\n\n| round | stage | state | base | head | counted |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, x := range r.Rounds {

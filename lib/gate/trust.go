@@ -180,7 +180,9 @@ func (g *gate) noReview(s *seriesData) {
 // repository (gitx.Trees), each tree object read once.
 func (g *gate) rederive(s *seriesData) {
 	for _, r := range s.rounds {
-		if r.state != published || r.rec.DryRun || r.pending {
+		if r.state != published || r.rec.DryRun || r.pending || s.lacking(r) {
+			// A round whose commits the repository lacks: 7s or 7m
+			// says so (missingCommits), not that its records were edited.
 			continue
 		}
 		code, problem := r.derivation.code, r.derivation.problem

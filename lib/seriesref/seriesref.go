@@ -1011,14 +1011,32 @@ func CheckRemote(repo, remote string, n Name, timeout time.Duration) error {
 // is there (*MovedError, against the local ref, which the caller moves only
 // after the push went through).
 func PushCommit(repo, remote string, n Name, commit string, timeout time.Duration) error {
+	return PushSeries(repo, remote, n, commit, "", timeout)
+}
+
+// PushSeries is PushCommit with the series' keep commit (Keep) pushed onto
+// its keep ref in the same git push, atomically: the remote takes both refs
+// or neither (kept "": the series' ref alone).
+func PushSeries(repo, remote string, n Name, commit, kept string, timeout time.Duration) error {
 	if err := checked(n); err != nil {
 		return err
 	}
 	if !objectID(commit) {
 		return fmt.Errorf("push: %q is not a commit id", commit)
 	}
+	if kept != "" && !objectID(kept) {
+		return fmt.Errorf("push: %q is not a commit id", kept)
+	}
 	ref := Ref(n.s)
-	if _, err := remoteGit(repo, timeout, "push", "--quiet", "--no-verify", "--end-of-options", remote, commit+":"+ref); err != nil {
+	args := []string{"push", "--quiet", "--no-verify"}
+	if kept != "" {
+		args = append(args, "--atomic")
+	}
+	args = append(args, "--end-of-options", remote, commit+":"+ref)
+	if kept != "" {
+		args = append(args, kept+":"+KeptRef(n.s))
+	}
+	if _, err := remoteGit(repo, timeout, args...); err != nil {
 		var moved *MovedError
 		if errors.Is(err, ErrTimeout) {
 			return err

@@ -21,6 +21,11 @@ writes its files as the series folder DIR, to gate (spar gate DIR) or to
 triage. DIR must not exist and must be ignored by every Git repository that
 contains it, like any record folder (reviews/ in .gitignore). No published
 series is an error, never an empty folder: "no review was published".
+The commits the records name come with it (refs/spar/commits/NAME, which
+spar push keeps: a rebased branch no longer holds them), and a shallow
+clone is fetched whole (git fetch --unshallow): the gate asks git whether
+the head holds each fix and where it meets --expect-base, which a history
+cut short may answer wrongly.
   --out DIR      the series folder to write
   --remote NAME  the remote to fetch from (default: the current branch's
                  upstream remote, else origin)
@@ -84,6 +89,11 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		commit, err = seriesref.Fetch(repo, remote, sn, timeout)
+		if err == nil {
+			// The commits the records name (refs/spar/commits/NAME),
+			// and in a shallow clone the whole history.
+			_, err = seriesref.FetchKept(repo, remote, sn, timeout)
+		}
 	}
 	if errors.Is(err, seriesref.ErrNoRef) {
 		from := "the repository"

@@ -26,7 +26,10 @@ the working tree), then pushes that ref to the remote. Each publish is a new
 commit whose parent is the previous one, so the ref is the series' audit
 trail; its tree is the series folder's files (never its lock, temporary
 files or a round's workspace link). Nothing changed since the last publish:
-nothing new is made. A ref that someone else moved on the remote is
+nothing new is made. The commits the records name (each round's base and
+head, each fix commit) are kept reachable on refs/spar/commits/<name>,
+pushed in the same git push: a rebase and force-push of the branch does not
+lose them. A ref that someone else moved on the remote is
 refused with the command that shows theirs; spar never force-pushes.
   --remote NAME  the remote to push to (default: the current branch's
                  upstream remote, else origin; with no remote the series is
@@ -108,9 +111,25 @@ func pushOne(dir, remoteGiven string, timeout time.Duration, stdout, stderr io.W
 		return err
 	}
 	pub, err := seriesref.Prepare(repo, abs, sn)
+	if err != nil {
+		l.Release()
+		return exitcode.New(exitcode.Config, "push: "+err.Error())
+	}
+	// The commits the records name travel with the series (its keep ref,
+	// refs/spar/commits/<name>): a rebase and force-push of the branch
+	// leaves them on no branch, and CI must still read them.
+	named, err := seriesref.Named(abs)
+	if err != nil {
+		l.Release()
+		return exitcode.New(exitcode.Config, "push: "+err.Error())
+	}
+	kept, err := seriesref.Keep(repo, sn, named)
 	l.Release()
 	if err != nil {
-		return exitcode.New(exitcode.Config, "push: "+err.Error())
+		return exitcode.New(exitcode.IO, "push: "+err.Error())
+	}
+	for _, c := range kept.Missing {
+		fmt.Fprintf(stderr, "spar: push: %s: the commit %s its records name is not in the repository: not kept on %s\n", dir, c, seriesref.KeptRef(name))
 	}
 	for _, left := range pub.Left {
 		if left != ".lock: the series lock" && !strings.HasSuffix(left, ": a round's workspace") {
@@ -124,11 +143,14 @@ func pushOne(dir, remoteGiven string, timeout time.Duration, stdout, stderr io.W
 	// The remote takes the commit first; the local ref moves after it, so
 	// that a refused push leaves it as it was.
 	if remote != "" {
-		if err := seriesref.PushCommit(repo, remote, sn, pub.Commit, timeout); err != nil {
+		if err := seriesref.PushSeries(repo, remote, sn, pub.Commit, kept.Commit, timeout); err != nil {
 			return moved(err)
 		}
 	}
 	if err := seriesref.Advance(repo, sn, pub); err != nil {
+		return exitcode.New(exitcode.IO, "push: "+err.Error())
+	}
+	if err := seriesref.AdvanceKept(repo, sn, kept); err != nil {
 		return exitcode.New(exitcode.IO, "push: "+err.Error())
 	}
 	if remote == "" {

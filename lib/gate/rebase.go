@@ -1,0 +1,274 @@
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jaekit/spar/lib/gitx"
+)
+
+// Credit by content (docs/review-gate.md §3, "Credit by content"): a
+// rebase, an amend or a squash makes a new head commit H′ where the
+// series' latest counted round reviewed H. When H′ holds what H held, the
+// review holds for it: the gate credits H′ with the round and judges the
+// series against H, whose history the rounds, fixes and coverage name.
+//
+// identity: H′'s tree is H's tree, byte for byte (git's tree ids are the
+// hash of the content): nothing the reviewers did not see is in H′.
+// replay: with --expect-base, git replays the reviewed change onto H′'s
+// base and gets H′'s tree; otherwise the residual (7r) or the conflict (7x)
+// is named. The record says so in credits, and the lines of spar gate show
+// it. A fix commit a rebase rewrote is found again by its patch id
+// (fixesByPatch).
+
+// Credit is one head the gate credited with a round it did not review by
+// its commit id: how (identity or replay) and the gate's words.
+type Credit struct {
+	Series   string `json:"series"`
+	Head     string `json:"head"`     // the gate's head
+	Round    string `json:"round"`    // the round credited
+	Reviewed string `json:"reviewed"` // the head that round reviewed
+	How      string `json:"how"`      // identity or replay
+	Words    string `json:"words"`
+}
+
+// creditByContent credits the gate's head of s (H′) with the latest
+// counted round, which reviewed H, when H′ holds what H held: identity (the
+// same tree) or, with --expect-base (a base the caller trusts), replay
+// (replaying the reviewed change onto H′'s base gives H′'s tree). From
+// then on the gate holds the series against H (s.head), and s.gated keeps
+// the head it was asked about. A replay that gives another tree names the
+// residual files (7r); one that conflicts is unverifiable (7x); either
+// blocks instead of 7 and 7h (s.judged).
+func (g *gate) creditByContent(s *seriesData) {
+	if s.repo == "" || s.latest == nil || s.latest.rec == nil || s.latest.state != published || s.head == "" {
+		return
+	}
+	reviewed := s.latest.rec.Head
+	if reviewed == "" || reviewed == s.head {
+		return
+	}
+	want, err := gitx.TreeID(s.repo, s.head)
+	if err != nil {
+		return
+	}
+	got, err := gitx.TreeID(s.repo, reviewed)
+	if err != nil {
+		return
+	}
+	if got == want {
+		g.credit(s, reviewed, "identity", fmt.Sprintf("reviewed as %s (head %s, identical tree)", s.latest.name, abbrev(reviewed)))
+		return
+	}
+	if !g.opts.ExpectBaseGiven {
+		// Replay only onto a base the caller trusts: without one, a
+		// head rebased onto a branch of the agent's own would be
+		// credited with whatever that branch holds.
+		return
+	}
+	if shallow(s.repo) {
+		// A merge base in a history cut short may be any commit: no
+		// replay is believed there (spar fetch fetches it whole).
+		return
+	}
+	if ok, err := gitx.IsAncestor(s.repo, reviewed, s.head); err != nil || ok {
+		// Commits made on top of the reviewed head, not a rewrite of
+		// it: 7 and 7h say what was not reviewed.
+		return
+	}
+	g.replay(s, reviewed, want)
+}
+
+// replay: the change the latest counted round of s reviewed, from old (the
+// merge base of --expect-base and its head H) to H, replayed by git onto
+// the gated head's base (the merge base of --expect-base and H′), with
+// git merge-tree from the checkout's objects. git merge-tree (2.38) takes
+// the merge base of its two commits as the replay's base, so the replay is
+// the reviewed change only when that merge base is old: a new base that
+// descends from the old one (a rebase onto a main that moved on), or the
+// old base itself (an amend).
+func (g *gate) replay(s *seriesData, reviewed, want string) {
+	e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+	if err != nil {
+		return // expectedBase says so (14b)
+	}
+	old, err1 := mergeBase(s.repo, e, reviewed)
+	onto, err2 := mergeBase(s.repo, e, s.head)
+	if err1 != nil || err2 != nil {
+		return // expectedBase says so (14b)
+	}
+	s.judged = true
+	if mb, err := mergeBase(s.repo, onto, reviewed); err != nil || mb != old {
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: its base %s (the merge base of --expect-base %s and the head) does not descend from the reviewed base %s, so the reviewed change cannot be replayed onto it (unverifiable); to clear: review the head in a new round: %s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), shellQuote(g.opts.ExpectBase), abbrev(old), s.nextRun())
+		return
+	}
+	out, err := gitx.Git(s.repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", onto, reviewed)
+	fields := strings.Split(string(out), "\x00")
+	switch {
+	case err != nil && gitx.ExitedOne(err):
+		var files []string
+		for _, f := range fields[1:] {
+			if f == "" {
+				break
+			}
+			if !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: replaying the reviewed change onto %s (the merge base of --expect-base %s and the head) conflicts in %s, so what resolving it made was never reviewed (unverifiable); to clear: review the head in a new round: %s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), shellQuote(g.opts.ExpectBase), strings.Join(files, ", "), s.nextRun())
+		return
+	case err != nil || len(fields) == 0 || fields[0] == "":
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: git cannot replay the reviewed change onto %s (%s) (unverifiable); to clear: review the head in a new round: %s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), oneLine(fmt.Sprint(err)), s.nextRun())
+		return
+	}
+	replayed := strings.TrimSpace(fields[0])
+	if replayed == want {
+		s.judged = false
+		g.credit(s, reviewed, "replay", fmt.Sprintf("reviewed as %s (head %s, replayed onto %s: identical)", s.latest.name, abbrev(reviewed), abbrev(onto)))
+		return
+	}
+	diff, err := gitx.Git(s.repo, "diff-tree", "-r", "--name-only", "-z", "--no-renames", replayed, want)
+	var files []string
+	for _, f := range strings.Split(string(diff), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	if err != nil || len(files) == 0 {
+		files = []string{"(git cannot list them)"}
+	}
+	what := fmt.Sprintf("%d files differ", len(files))
+	if len(files) == 1 {
+		what = "1 file differs"
+	}
+	g.reason("7r", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: residual: %s from the reviewed change replayed onto %s: %s; those changes were never reviewed; to clear: review the head in a new round: %s",
+		s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, what, abbrev(onto), strings.Join(files, ", "), s.nextRun())
+}
+
+// credit credits the gate's head of s with the latest counted round, which
+// reviewed the head reviewed: how and the gate's words go into the record.
+func (g *gate) credit(s *seriesData, reviewed, how, words string) {
+	s.gated, s.head = s.head, reviewed
+	g.rec.Credits = append(g.rec.Credits, Credit{Series: s.display, Head: s.gated, Round: s.latest.name, Reviewed: reviewed, How: how, Words: words})
+}
+
+// mergeBase is git's merge base of a and b in repo.
+func mergeBase(repo, a, b string) (string, error) {
+	out, err := gitx.Git(repo, "merge-base", "--end-of-options", a, b)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// headJudged reports whether the gate's head of s was judged by content
+// against the latest counted round (creditByContent): credited, or
+// blocked as residual or unverifiable (7r, 7x) instead of 7 and 7h.
+func (s *seriesData) headJudged() bool { return s.gated != "" || s.judged }
+
+// abbrev is a commit id as git abbreviates it by default (7 digits), for
+// the gate's words of a credit; the record's fields hold the whole id.
+func abbrev(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
+}
+
+// maxPatchRange bounds the commits of the head's change whose patch ids
+// fixesByPatch computes: a pull request is a few commits, and a series
+// whose base lies further back than this is held to ancestry alone.
+const maxPatchRange = 1000
+
+// fixesByPatch: a fixed disposition whose commit F the gate's head does
+// not contain (contained[F] is errNotAncestor: a rebase rewrote it) holds
+// when a commit of the head's change has F's git patch-id --stable: the
+// same change, rebased. The head's change is what the head holds and its
+// base does not, the base being the merge base of --expect-base and the
+// head when given, else the latest counted round's base; merges are left
+// out (a patch id is a single parent's diff). Nobody retypes a triage
+// because a commit id changed; a rebase that dropped or altered the fix
+// finds no commit of that patch, and the finding stays open (11).
+func (g *gate) fixesByPatch(s *seriesData, contained map[string]error) {
+	var lost []string
+	for c, err := range contained {
+		if errors.Is(err, errNotAncestor) {
+			lost = append(lost, c)
+		}
+	}
+	if len(lost) == 0 || s.head == "" || s.latest == nil || s.latest.rec == nil {
+		return
+	}
+	slices.Sort(lost)
+	base := s.latest.rec.Base
+	if g.opts.ExpectBaseGiven {
+		e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+		if err != nil {
+			return
+		}
+		if base, err = mergeBase(s.repo, e, s.head); err != nil {
+			return
+		}
+	}
+	ours, err := patchIDs(s.repo, "--no-merges", fmt.Sprintf("--max-count=%d", maxPatchRange), "--end-of-options", s.head, "^"+base)
+	if err != nil || len(ours) == 0 {
+		return
+	}
+	byPatch := map[string]bool{}
+	for _, id := range ours {
+		byPatch[id] = true
+	}
+	theirs, err := patchIDs(s.repo, append([]string{"--no-walk", "--end-of-options"}, lost...)...)
+	if err != nil {
+		return
+	}
+	for _, c := range lost {
+		if id := theirs[c]; id != "" && byPatch[id] {
+			contained[c] = nil
+		}
+	}
+}
+
+// patchIDs is git patch-id --stable of each commit git log gives for
+// args, by commit (a commit with an empty diff has none): git log -p
+// piped into git patch-id.
+func patchIDs(repo string, args ...string) (map[string]string, error) {
+	log := gitx.Command(repo, append([]string{"log", "-p", "--no-color", "--no-ext-diff", "--format=commit %H"}, args...)...)
+	pid := gitx.Command(repo, "patch-id", "--stable")
+	pipe, err := log.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	pid.Stdin = pipe
+	var out bytes.Buffer
+	pid.Stdout = &out
+	if err := log.Start(); err != nil {
+		return nil, err
+	}
+	if err := pid.Start(); err != nil {
+		log.Process.Kill()
+		log.Wait()
+		return nil, err
+	}
+	perr := pid.Wait()
+	lerr := log.Wait()
+	if lerr != nil {
+		return nil, fmt.Errorf("git log: %v", lerr)
+	}
+	if perr != nil {
+		return nil, fmt.Errorf("git patch-id: %v", perr)
+	}
+	ids := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			ids[f[1]] = f[0]
+		}
+	}
+	return ids, nil
+}
