@@ -149,9 +149,38 @@ func NotLoggedIn(rs []envelope.Reviewer, pathEnv string) []string {
 		if lg == nil || Locate(r, pathEnv).Exe == "" || lg.HasCredentials(os.Getenv, home) {
 			continue
 		}
+		if lg.KnownOut(os.Getenv, home) {
+			out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); it is not started, and the round records it unavailable", r.Name, lg.Command))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); the round will record it unavailable", r.Name, lg.Command))
 	}
 	return out
+}
+
+// LoggedOut is the reason a reviewer to run is not started: its CLI
+// resolves, and spar knows without starting it that a run would reach no
+// model (preset.Login.KnownOut), so a round records it unavailable at once
+// instead of spending the CLI's retries (docs/review-round.md "A CLI
+// without credentials"). "" otherwise.
+func LoggedOut(r envelope.Reviewer, pathEnv string) string {
+	lg := preset.LoginOf(r.Preset)
+	if lg == nil || Locate(r, pathEnv).Exe == "" {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	if !lg.KnownOut(os.Getenv, home) {
+		return ""
+	}
+	var conf []string
+	for _, f := range lg.Providers {
+		conf = append(conf, f.Path(os.Getenv, home))
+	}
+	also := ""
+	if len(conf) > 0 {
+		also = " and no configuration of its own that could name another provider (" + strings.Join(conf, ", ") + ")"
+	}
+	return fmt.Sprintf("authentication: %s has no credentials (%s)%s: run `%s`; not started", r.Preset, lg.Places(os.Getenv, home), also, lg.Command)
 }
 
 // Locate is ProbeReviewer without the version check: G14 only.
