@@ -376,6 +376,34 @@ func (p Probe) Line() string {
 	return line
 }
 
+// LeftOut is spar doctor's note on the required reviewers of the
+// configuration (configured_required, the gate's list: docs/review-gate.md
+// reason 12) that the applied reviewers (--reviewers) leave out: a run of
+// them starts, but the gate blocks until each has a completed review or a
+// waiver. "" when none is left out. editFile is the user configuration file
+// to edit.
+func LeftOut(required []envelope.RequiredReviewer, applied []envelope.Reviewer, editFile string) string {
+	in := map[envelope.RequiredReviewer]bool{}
+	for _, r := range applied {
+		in[envelope.RequiredReviewer{Name: r.Name, Preset: r.Preset}] = true
+	}
+	var out []string
+	for _, r := range required {
+		if !in[r] {
+			out = append(out, r.Name+" ("+r.Preset+")")
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	them, each := "them", "each"
+	if len(out) == 1 {
+		them, each = "it", "it"
+	}
+	return fmt.Sprintf("left out: the configuration requires %s, which this run leaves out: the gate blocks until %s has a completed review of the series' latest input or a waiver (docs/review-gate.md reason 12); to clear: name %s in --reviewers, waive %s in the round (spar waive ROUND --reviewer NAME --user-quote Q), or make %s not required (required = false in its [[reviewers]] entry of %s)",
+		strings.Join(out, ", "), each, them, each, them, editFile)
+}
+
 // Verdict is the check's outcome over every probe: "" when every required
 // reviewer starts and at least one reviewer does, else what is wrong and
 // what to do, for the one stderr line of the refusal (65). editFile is the
