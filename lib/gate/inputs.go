@@ -96,12 +96,12 @@ func DirtyInputsRefusal(dirty []envelope.DirtyInput) error {
 		names = append(names, dirtyWhat(d)+" ("+d.Change+")")
 		paths = append(paths, shellQuote(d.Path))
 	}
-	verb := "differs"
+	verb, it := "differs", "it"
 	if len(dirty) > 1 {
-		verb = "differ"
+		verb, it = "differ", "them"
 	}
-	return fmt.Errorf("%s %s from the head commit's version: the reviewers and the classification would read what the head commit does not hold, and the gate blocks on such a round (9d), so no reviewer was started; to go on: commit it (git add -- %s && git commit) and run again with the new commit as --head",
-		strings.Join(names, ", "), verb, strings.Join(paths, " "))
+	return fmt.Errorf("%s %s from the head commit's version: the reviewers and the classification would read what the head commit does not hold, and the gate blocks on such a round (9d), so no reviewer was started; to go on: commit %s (git add -- %s && git commit) and run again with the new commit as --head",
+		strings.Join(names, ", "), verb, it, strings.Join(paths, " "))
 }
 
 // dirtyInputs are the inputs of r that differed from its head commit: what
