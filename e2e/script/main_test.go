@@ -34,6 +34,10 @@ var cacheDir string
 // named after each stage, is put on PATH), so no test builds the stages.
 // The reviewer sandbox's launcher is this binary run again through
 // /proc/self/exe (docs/sandbox.md): sandbox.Main comes first.
+// fakeCodexKey is the fake codex's credential: spar run does not start a
+// codex it knows has none (preset.Login.KnownOut).
+const fakeCodexKey = "sk-fake-for-the-fake-codex"
+
 func TestMain(m *testing.M) {
 	sandbox.Main()
 	testscript.Main(setup{m}, stageCommands())
@@ -57,6 +61,8 @@ func run(m *testing.M) int {
 	// reviewer sandbox (docs/sandbox.md). Script groups get their own
 	// environment (Params): only the sandbox group runs in it.
 	os.Setenv("SPAR_SANDBOX", "off")
+	// And with the fake codex's credential (Params sets it for scripts).
+	os.Setenv("CODEX_API_KEY", fakeCodexKey)
 	dir, err := os.MkdirTemp("", "spar-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

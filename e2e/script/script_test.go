@@ -49,6 +49,10 @@ func Params(dir string) testscript.Params {
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("SCRIPTDATA", scriptdata)
 			env.Setenv("FAKEBIN", filepath.Join(testdata, "fake"))
+			// The fake codex's credential: without one spar run does not
+			// start codex (docs/review-round.md "A CLI without
+			// credentials"); a script that tests that sets it empty.
+			env.Setenv("CODEX_API_KEY", fakeCodexKey)
 			if filepath.Base(dir) != "sandbox" {
 				// The fakes of these groups log their arguments and read
 				// their results in $WORK, which holds the round: only the

@@ -33,6 +33,14 @@ type Round struct {
 	Findings []envelope.Finding
 	// Last is the deciding ledger line of each finding that has one.
 	Last map[string]*round.LedgerEntry
+	// Rejected are the findings that count as rejected for their
+	// reviewer's figures though their own line is no rejection: triaged as
+	// a duplicate whose chain ends in a rejected finding, or a repeat
+	// (repeat_of) without a line of its own, or triaged as a duplicate,
+	// of a finding whose chain ends so. The gate's duplicate walk decides
+	// (lib/gate convergenceRounds): a reviewer that returns a rejected claim
+	// again is not made to look precise by its duplicates.
+	Rejected map[string]bool
 }
 
 // RoundFigures are one counted round's figures, its reruns' findings
@@ -165,6 +173,10 @@ func tallyReviewers(r *Round, reviewers map[string]*ReviewerFigures, order *[]st
 			*order = append(*order, f.Reviewer)
 		}
 		rv.Findings++
+		if r.Rejected[f.ID] {
+			rv.Rejected++
+			continue
+		}
 		tally(rv, r.Last[f.ID])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/convergence"
+	"github.com/jaekit/spar/lib/disposition"
 )
 
 // convergenceRounds are the series' published rounds, dry runs aside, as
@@ -14,6 +15,13 @@ import (
 // whose findings no longer read is left out (the gate's reasons say why).
 func convergenceRounds(rounds []*roundData) []convergence.Round {
 	var out []convergence.Round
+	// The series as the duplicate walk reads it (resolveOf: this round or
+	// an earlier one).
+	s := &seriesData{rounds: rounds, byName: map[string]*roundData{}, index: map[*roundData]int{}}
+	for i, r := range rounds {
+		s.byName[r.name] = r
+		s.index[r] = i
+	}
 	for _, r := range rounds {
 		if r.state != published || r.rec == nil || r.rec.DryRun {
 			continue
@@ -23,11 +31,43 @@ func convergenceRounds(rounds []*roundData) []convergence.Round {
 			continue
 		}
 		cr := convergence.Round{Name: r.name, Stage: r.rec.Stage, Head: r.rec.Head, Counted: r.rec.Cap.Counted,
-			FollowUp: r.rec.FollowUp, Findings: finds, Last: r.last}
+			FollowUp: r.rec.FollowUp, Findings: finds, Last: r.last, Rejected: s.rejectedThrough(r)}
 		if r.rec.Cap.RerunOf != nil {
 			cr.RerunOf = filepath.Base(*r.rec.Cap.RerunOf)
 		}
 		out = append(out, cr)
+	}
+	return out
+}
+
+// rejectedThrough are the findings of r that count as rejected for their
+// reviewer's figures (convergence.Round.Rejected, docs/review-gate.md §6)
+// though their own line is no rejection: a duplicate whose chain (dupWalk,
+// the gate's one walk) ends in a rejected finding; a repeat with no line of
+// its own, or triaged as a duplicate, of a finding whose chain ends so. A
+// chain that breaks (unresolved, a cycle) counts as it did.
+func (s *seriesData) rejectedThrough(r *roundData) map[string]bool {
+	out := map[string]bool{}
+	endsRejected := func(t target) bool {
+		w := s.dupWalk(t)
+		if w.unresolved != "" || w.cycle != nil {
+			return false
+		}
+		end := w.path[len(w.path)-1]
+		e := end.r.last[end.f.ID]
+		return e != nil && e.Disposition == disposition.Rejected
+	}
+	for i := range r.finds {
+		f := &r.finds[i]
+		e := r.last[f.ID]
+		switch {
+		case e != nil && e.Disposition == disposition.Duplicate && endsRejected(target{r, f}):
+			out[f.ID] = true
+		case e == nil || e.Disposition == disposition.Duplicate:
+			if t, ok := s.repeatTarget(r, f); ok && endsRejected(t) {
+				out[f.ID] = true
+			}
+		}
 	}
 	return out
 }

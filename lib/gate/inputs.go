@@ -1,6 +1,9 @@
 package gate
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/jaekit/spar/lib/classify"
 	"github.com/jaekit/spar/lib/config"
 	"github.com/jaekit/spar/lib/envelope"
@@ -23,12 +26,8 @@ func (g *gate) agentInputs(s *seriesData) {
 	}
 	for _, r := range s.input {
 		for _, d := range dirtyInputs(r) {
-			what := "the " + d.Role + " document " + d.Path
-			if d.Role == "config" {
-				what = "the project configuration " + d.Path
-			}
 			g.reason("9d", "%s: round %s: %s differed from the head commit's version when the round read it (%s): the reviewers and the classification saw what the head does not hold; to clear: commit it and run a new round on the new head: %s",
-				s.display, r.name, what, d.Change, s.runCommand(s.latest.rec.Base, "REV"))
+				s.display, r.name, dirtyWhat(d), d.Change, s.runCommand(s.latest.rec.Base, "REV"))
 		}
 	}
 	committedNow := map[string]bool{}
@@ -73,6 +72,36 @@ func (g *gate) agentInputs(s *seriesData) {
 			g.menu(f.CommittedClass)
 		}
 	}
+}
+
+// dirtyWhat names a dirty input as the gate's reasons do.
+func dirtyWhat(d envelope.DirtyInput) string {
+	if d.Role == "config" {
+		return "the project configuration " + d.Path
+	}
+	return "the " + d.Role + " document " + d.Path
+}
+
+// DirtyInputsRefusal is why a round that would read dirty inputs would not
+// count: the gate blocks on each of them (9d, agentInputs), so spar run asks
+// it before any reviewer starts and refuses instead of spending a round the
+// gate rejects (docs/review-round.md "Inputs that differ from the head
+// commit"). nil when dirty is empty.
+func DirtyInputsRefusal(dirty []envelope.DirtyInput) error {
+	if len(dirty) == 0 {
+		return nil
+	}
+	var names, paths []string
+	for _, d := range dirty {
+		names = append(names, dirtyWhat(d)+" ("+d.Change+")")
+		paths = append(paths, shellQuote(d.Path))
+	}
+	verb, it := "differs", "it"
+	if len(dirty) > 1 {
+		verb, it = "differ", "them"
+	}
+	return fmt.Errorf("%s %s from the head commit's version: the reviewers and the classification would read what the head commit does not hold, and the gate blocks on such a round (9d), so no reviewer was started; to go on: commit %s (git add -- %s && git commit) and run again with the new commit as --head",
+		strings.Join(names, ", "), verb, it, strings.Join(paths, " "))
 }
 
 // dirtyInputs are the inputs of r that differed from its head commit: what

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jaekit/spar/lib/convergence"
 	"github.com/jaekit/spar/lib/gate/fixture"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/summary"
@@ -317,5 +319,53 @@ func TestStatusWhyOfAFixThatDoesNotClose(t *testing.T) {
 	}
 	if !reflect.DeepEqual(why, want) {
 		t.Errorf("open findings %q\nwant %q", why, want)
+	}
+}
+
+// A reviewer that returns a rejected claim again: its duplicates (a chain
+// of two) and a repeat of it (repeat_of, not triaged) count as rejected in
+// its figures (docs/review-gate.md §6), so that it does not look precise.
+func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := fixture.Repo(t, repo, 4)
+	cfg := filepath.Join(root, "spar.toml")
+	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SPAR_CONFIG", cfg)
+	type step struct {
+		Ledger   []round.LedgerEntry
+		RepeatOf string
+	}
+	for i, sp := range []step{
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "rejected", Evidence: "the handler saves first"}}},
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-1/codex-F1", OfRound: "code-1"}}},
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-2/codex-F1", OfRound: "code-2"}}},
+		{RepeatOf: "code-3/codex-F1"},
+	} {
+		n := i + 1
+		f := fixture.Finding{ID: "codex-F1", Class: "defect", RepeatOf: sp.RepeatOf}
+		spec := fixture.Spec{Dir: fmt.Sprintf("reviews/s/code-%d", n), Repo: "repo", Base: c[0], Head: c[n], Number: n,
+			StartedAt: fmt.Sprintf("2026-01-01T00:00:0%dZ", n), Required: []string{"codex"}, Reviewers: []string{"codex=completed"},
+			Findings: []fixture.Finding{f}, Ledger: sp.Ledger}
+		if err := fixture.Write(root, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := mustStatus(t, filepath.Join(root, "reviews", "s"))
+	if s.Convergence == nil || len(s.Convergence.Reviewers) != 1 {
+		t.Fatalf("convergence %+v", s.Convergence)
+	}
+	got := s.Convergence.Reviewers[0]
+	want := convergence.ReviewerFigures{Reviewer: "codex", Findings: 4, Rejected: 4}
+	if got != want {
+		t.Errorf("codex's figures %+v, want %+v", got, want)
+	}
+	if txt := ReviewerText(got); txt != "4 findings (4 rejected)" {
+		t.Errorf("text %q", txt)
 	}
 }

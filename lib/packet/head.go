@@ -184,9 +184,9 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// WarnDirty tells on w, before any reviewer starts, which inputs differ
-// from the head commit (docs/trust.md): the round is recorded, and the gate
-// blocks on it.
+// WarnDirty tells on w which inputs of a dry run differ from the head
+// commit (docs/trust.md): the dry round records them. A round that would
+// start reviewers is refused instead (gate.DirtyInputsRefusal, spar-packet).
 func WarnDirty(w io.Writer, dirty []envelope.DirtyInput) {
 	for _, d := range dirty {
 		what := "the " + d.Role + " document " + d.Path

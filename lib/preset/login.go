@@ -24,6 +24,11 @@ type Login struct {
 	// counts as logged in for spar run's warning, which never starts the
 	// CLI (a process of the reviewer's executable outside the sandbox).
 	Files []CredentialFile
+	// Providers are the CLI's own configuration files that may name a
+	// provider needing none of the credentials above (codex's config.toml:
+	// its own env_key, a local server): one that exists means spar cannot
+	// tell from outside that a run would fail (KnownOut).
+	Providers []CredentialFile
 	// Command is what the user runs to log in.
 	Command string
 	// Silent: the CLI never says it is not logged in when it runs (codex
@@ -49,8 +54,9 @@ func LoginOf(preset string) *Login {
 			Command: "claude auth login", state: claudeLogin}
 	case "codex":
 		return &Login{Args: []string{"login", "status"}, Env: []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
-			Files:   []CredentialFile{{DirEnv: "CODEX_HOME", HomeDir: ".codex", Name: "auth.json"}},
-			Command: "codex login", Silent: true, state: codexLogin}
+			Files:     []CredentialFile{{DirEnv: "CODEX_HOME", HomeDir: ".codex", Name: "auth.json"}},
+			Providers: []CredentialFile{{DirEnv: "CODEX_HOME", HomeDir: ".codex", Name: "config.toml"}},
+			Command:   "codex login", Silent: true, state: codexLogin}
 	}
 	return nil
 }
@@ -81,6 +87,24 @@ func (l *Login) HasCredentials(getenv func(string) string, home string) bool {
 		}
 	}
 	return false
+}
+
+// KnownOut reports whether spar knows, without starting the CLI, that a
+// run of it would reach no model (docs/review-round.md "A CLI without
+// credentials"): a Silent CLI (it never says so itself, and spends its time
+// retrying: codex 0.169.0, 32 s of "Connection failed") with no credentials
+// (HasCredentials) and none of its provider configuration files. A CLI
+// that says it is not logged in (claude) is started: it refuses at once.
+func (l *Login) KnownOut(getenv func(string) string, home string) bool {
+	if !l.Silent || l.HasCredentials(getenv, home) {
+		return false
+	}
+	for _, f := range l.Providers {
+		if _, err := os.Stat(f.Path(getenv, home)); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Places names where the CLI looks for credentials, for a reason:

@@ -149,9 +149,38 @@ func NotLoggedIn(rs []envelope.Reviewer, pathEnv string) []string {
 		if lg == nil || Locate(r, pathEnv).Exe == "" || lg.HasCredentials(os.Getenv, home) {
 			continue
 		}
+		if lg.KnownOut(os.Getenv, home) {
+			out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); it is not started, and the round records it unavailable", r.Name, lg.Command))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s is not logged in: run `%s` (spar doctor checks the setup); the round will record it unavailable", r.Name, lg.Command))
 	}
 	return out
+}
+
+// LoggedOut is the reason a reviewer to run is not started: its CLI
+// resolves, and spar knows without starting it that a run would reach no
+// model (preset.Login.KnownOut), so a round records it unavailable at once
+// instead of spending the CLI's retries (docs/review-round.md "A CLI
+// without credentials"). "" otherwise.
+func LoggedOut(r envelope.Reviewer, pathEnv string) string {
+	lg := preset.LoginOf(r.Preset)
+	if lg == nil || Locate(r, pathEnv).Exe == "" {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	if !lg.KnownOut(os.Getenv, home) {
+		return ""
+	}
+	var conf []string
+	for _, f := range lg.Providers {
+		conf = append(conf, f.Path(os.Getenv, home))
+	}
+	also := ""
+	if len(conf) > 0 {
+		also = " and no configuration of its own that could name another provider (" + strings.Join(conf, ", ") + ")"
+	}
+	return fmt.Sprintf("authentication: %s has no credentials (%s)%s: run `%s`; not started", r.Preset, lg.Places(os.Getenv, home), also, lg.Command)
 }
 
 // Locate is ProbeReviewer without the version check: G14 only.
@@ -345,6 +374,34 @@ func (p Probe) Line() string {
 		line += " (" + p.LoginNote + ")"
 	}
 	return line
+}
+
+// LeftOut is spar doctor's note on the required reviewers of the
+// configuration (configured_required, the gate's list: docs/review-gate.md
+// reason 12) that the applied reviewers (--reviewers) leave out: a run of
+// them starts, but the gate blocks until each has a completed review or a
+// waiver. "" when none is left out. editFile is the user configuration file
+// to edit.
+func LeftOut(required []envelope.RequiredReviewer, applied []envelope.Reviewer, editFile string) string {
+	in := map[envelope.RequiredReviewer]bool{}
+	for _, r := range applied {
+		in[envelope.RequiredReviewer{Name: r.Name, Preset: r.Preset}] = true
+	}
+	var out []string
+	for _, r := range required {
+		if !in[r] {
+			out = append(out, r.Name+" ("+r.Preset+")")
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	them, each := "them", "each"
+	if len(out) == 1 {
+		them, each = "it", "it"
+	}
+	return fmt.Sprintf("left out: the configuration requires %s, which this run leaves out: the gate blocks until %s has a completed review of the series' latest input or a waiver (docs/review-gate.md reason 12); to clear: name %s in --reviewers, waive %s in the round (spar waive ROUND --reviewer NAME --user-quote Q), or make %s not required (required = false in its [[reviewers]] entry of %s)",
+		strings.Join(out, ", "), each, them, each, them, editFile)
 }
 
 // Verdict is the check's outcome over every probe: "" when every required

@@ -209,8 +209,18 @@ func checkReviewers(c *envelope.Config, outside string, stdout io.Writer) error 
 	for _, p := range probes {
 		fmt.Fprintf(&b, "  %s\n", p.Line())
 	}
-	v := runner.Verdict(probes, config.EditFile(c.Source, os.Getenv))
-	if v == "" {
+	edit := config.EditFile(c.Source, os.Getenv)
+	v := runner.Verdict(probes, edit)
+	// Required reviewers --reviewers leaves out: the run starts, the gate
+	// blocks on them (docs/usage.md "Setup check"); a note, not a refusal.
+	left := runner.LeftOut(c.ConfiguredRequired, c.Reviewers, edit)
+	if left != "" {
+		fmt.Fprintf(&b, "%s\n", left)
+	}
+	switch {
+	case v == "" && left != "":
+		b.WriteString("ok: every reviewer of this run can start; the gate will block on the required reviewers it leaves out (above)\n")
+	case v == "":
 		b.WriteString("ok: every required reviewer can start\n")
 	}
 	if _, err := io.WriteString(stdout, b.String()); err != nil {

@@ -257,6 +257,11 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 			runs[i].Status = runner.NotRun
 			runs[i].Reason = fmt.Sprintf("completed in round %s of the series (same input)", earlier)
 			prog.Line("%s not run: %s", r.Name, runs[i].Reason)
+		} else if why := runner.LoggedOut(r, os.Getenv("PATH")); why != "" {
+			// Known not to reach a model (docs/review-round.md "A CLI
+			// without credentials"): recorded unavailable, never started.
+			runs[i].Status, runs[i].Reason = runner.Unavailable, why
+			prog.Line("%s unavailable: %s", r.Name, why)
 		} else if why, ok := dec.Again[r.Name]; ok {
 			prog.Line("%s runs again: %s", r.Name, why)
 		}
@@ -293,7 +298,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer, opts options) error {
 		// The round's budget_usd, shared by the reviewers running at once.
 		budget := runner.NewRoundBudget(in.cfg.BudgetUSD)
 		for i, r := range in.cfg.Reviewers {
-			if runs[i].Status == runner.NotRun {
+			if runs[i].Status == runner.NotRun || runs[i].Status == runner.Unavailable {
 				continue
 			}
 			rv := rd.reviewer(r, ws)

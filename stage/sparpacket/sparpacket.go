@@ -17,6 +17,7 @@ import (
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
 	"github.com/jaekit/spar/lib/followup"
+	"github.com/jaekit/spar/lib/gate"
 	"github.com/jaekit/spar/lib/packet"
 	"github.com/jaekit/spar/lib/pipe"
 	"github.com/jaekit/spar/lib/standpoint"
@@ -173,8 +174,16 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	// Before any reviewer starts (docs/trust.md): which inputs differ from
-	// the head commit.
+	// Before any reviewer starts (docs/trust.md, docs/review-round.md
+	// "Inputs that differ from the head commit"): a round that reads an
+	// input differing from the head commit would not count (the gate's
+	// rule), so it is refused; a dry run starts nothing and counts nothing,
+	// and only says which.
+	if !a.DryRun {
+		if err := gate.DirtyInputsRefusal(r.DirtyInputs); err != nil {
+			return exitcode.New(exitcode.Config, err.Error())
+		}
+	}
 	packet.WarnDirty(stderr, r.DirtyInputs)
 	// Where the round goes (from a subfolder) and what it leaves out
 	// (uncommitted changes): notes, never a refusal.
