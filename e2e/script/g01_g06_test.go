@@ -409,6 +409,13 @@ func TestG4_RequestedAngles_EveryConsumer(t *testing.T) {
 	t.Parallel()
 	a := auditBaseRepo(t)
 	a.writeFiles(map[string]string{".jaekit/spar.toml": "angles = [\"premises\", \"design\"]\n"})
+	// The project configuration is the head commit's: spar run refuses a
+	// round whose configuration differs from it (docs/review-round.md
+	// "Inputs that differ from the head commit").
+	a.git("add", "-A")
+	a.git("commit", "-q", "--amend", "--no-edit")
+	a.head = a.git("rev-parse", "HEAD")
+	a.head7 = a.head[:7]
 	checked := func(angles ...string) func(r map[string]any) {
 		return func(r map[string]any) {
 			var l []any
