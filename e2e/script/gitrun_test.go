@@ -3,6 +3,7 @@ package script
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // gitIn returns a function that runs git in repo with a fixed identity and
 // no system or global configuration, failing the test on an error, and
 // returns its trimmed output.
-func gitIn(t *testing.T, repo string) func(args ...string) string {
+func gitIn(t testing.TB, repo string) func(args ...string) string {
 	return func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
@@ -22,4 +23,22 @@ func gitIn(t *testing.T, repo string) func(args ...string) string {
 		}
 		return strings.TrimSpace(string(out))
 	}
+}
+
+// greetRepo makes repo a repository of two commits, base (app/main.go a bare
+// package, reviews/ ignored) and head (greet added), for the tests that run
+// spar run itself and interrupt or kill it; it returns both commit ids.
+func greetRepo(tb testing.TB, repo string) (base, head string) {
+	tb.Helper()
+	git := gitIn(tb, repo)
+	os.MkdirAll(filepath.Join(repo, "app"), 0o755)
+	git("init", "-q")
+	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("reviews/\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte("package app\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	base = git("rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte("package app\n\nfunc greet(n string) string { return \"hello\" }\n"), 0o644)
+	git("commit", "-q", "-am", "head")
+	return base, git("rev-parse", "HEAD")
 }

@@ -25,28 +25,9 @@ func newInterruptRepo(tb testing.TB) interruptRepo {
 	tb.Helper()
 	work := tb.TempDir()
 	repo := filepath.Join(work, "repo")
-	git := func(args ...string) string {
-		tb.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	os.MkdirAll(filepath.Join(repo, "app"), 0o755)
-	git("init", "-q")
-	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("reviews/\n"), 0o644)
-	os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte("package app\n"), 0o644)
-	git("add", "-A")
-	git("commit", "-q", "-m", "base")
-	base := git("rev-parse", "HEAD")
-	os.WriteFile(filepath.Join(repo, "app", "main.go"), []byte("package app\n\nfunc greet(n string) string { return \"hello\" }\n"), 0o644)
-	git("commit", "-q", "-am", "head")
+	base, head := greetRepo(tb, repo)
 	os.WriteFile(filepath.Join(work, "spar.toml"), []byte("[[reviewers]]\npreset = \"claude\"\n"), 0o644)
-	return interruptRepo{work: work, repo: repo, base: base, head: git("rev-parse", "HEAD")}
+	return interruptRepo{work: work, repo: repo, base: base, head: head}
 }
 
 // interrupted is what an interrupted spar run left.
