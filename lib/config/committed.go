@@ -2,6 +2,9 @@ package config
 
 import (
 	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jaekit/spar/lib/glob"
 )
@@ -83,4 +86,81 @@ func committedGlobs(file string, b []byte, key string) ([]string, error) {
 		}
 	}
 	return items, nil
+}
+
+// Verified fix claims (spar's own keys, docs/contract.md "Extensions of
+// spar's own"; docs/review-round.md "Verified fix claims"): what spar
+// triage --check runs and how the gate holds fixed lines to it. They are
+// read from a commit (the fix commit for the check, the gated head for the
+// gate), never from the working tree, and are no part of the applied
+// configuration's digest.
+const (
+	DefaultCheckTimeout = 300
+	MaxCheckTimeout     = 3600
+	// VerifyRequired and VerifyOptional are verify_fixes' values.
+	VerifyRequired = "required"
+	VerifyOptional = "optional"
+)
+
+// FixChecks are the project configuration's verified-fix keys.
+type FixChecks struct {
+	// Command is check_command: the project's own check, run at the
+	// round's head and at the fix ("" when none).
+	Command string
+	// TimeoutSeconds is check_timeout_seconds (1 to MaxCheckTimeout,
+	// default DefaultCheckTimeout).
+	TimeoutSeconds int
+	// Verify is verify_fixes: VerifyRequired or VerifyOptional (default).
+	Verify string
+}
+
+// ProjectFixChecks reads the verified-fix keys of a project
+// configuration's bytes as a commit holds them (nil bytes: the defaults).
+func ProjectFixChecks(file string, b []byte) (FixChecks, error) {
+	if b == nil {
+		return FixChecks{TimeoutSeconds: DefaultCheckTimeout, Verify: VerifyOptional}, nil
+	}
+	d, err := parseTOML(file, b)
+	if err != nil {
+		return FixChecks{}, err
+	}
+	return fixChecks(d)
+}
+
+func fixChecks(d *tomlDoc) (FixChecks, error) {
+	fc := FixChecks{TimeoutSeconds: DefaultCheckTimeout, Verify: VerifyOptional}
+	if v, ok := d.data["check_command"]; ok {
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" || !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+			return fc, cfgErr(d.file, d.line("check_command"), "check_command: want a shell command line (a string that is not blank), got %s", typeName(v))
+		}
+		fc.Command = s
+	}
+	if v, ok := d.data["check_timeout_seconds"]; ok {
+		n, ok := v.(int64)
+		if !ok || n < 1 || n > MaxCheckTimeout {
+			return fc, cfgErr(d.file, d.line("check_timeout_seconds"), "check_timeout_seconds: want an integer from 1 to %d, got %s", MaxCheckTimeout, valueText(v))
+		}
+		fc.TimeoutSeconds = int(n)
+	}
+	if v, ok := d.data["verify_fixes"]; ok {
+		s, ok := v.(string)
+		if !ok || (s != VerifyRequired && s != VerifyOptional) {
+			return fc, cfgErr(d.file, d.line("verify_fixes"), "verify_fixes: want %q or %q, got %s", VerifyRequired, VerifyOptional, valueText(v))
+		}
+		fc.Verify = s
+	}
+	return fc, nil
+}
+
+// valueText shows a configuration value in an error: a string or an
+// integer as written, anything else by its type.
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return typeName(v)
 }

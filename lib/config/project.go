@@ -20,7 +20,7 @@ const ProjectFile = ".jaekit/spar.toml"
 // user's computer or change the costs on the user's account.
 var ForbiddenProjectKeys = []string{"reviewers", "preset", "command", "argv", "binary", "model", "fallback_model", "effort", "allowed_models", "allowed_efforts"}
 
-var projectKeys = []string{"angles", "rules", "check_paths", "exclude", "caps"}
+var projectKeys = []string{"angles", "rules", "check_paths", "exclude", "caps", "check_command", "check_timeout_seconds", "verify_fixes"}
 var capKeys = []string{"plan", "plan_delta", "code"}
 
 // project is the applied project configuration.
@@ -59,7 +59,7 @@ func parseProject(file, root string, b []byte) (*project, error) {
 	for _, k := range d.keys {
 		switch {
 		case !contains(projectKeys, k.path[0]):
-			return nil, cfgErr(file, k.pos.line, "unknown key %q (a project configuration has angles, rules, check_paths, exclude and [caps])", k.path[0])
+			return nil, cfgErr(file, k.pos.line, "unknown key %q (a project configuration has angles, rules, check_paths, exclude, check_command, check_timeout_seconds, verify_fixes and [caps])", k.path[0])
 		case k.path[0] == "caps" && len(k.path) >= 2 && !contains(capKeys, k.path[1]):
 			return nil, cfgErr(file, k.pos.line, "unknown key %q in [caps] (keys: plan, plan_delta, code)", k.path[1])
 		}
@@ -120,6 +120,9 @@ func parseProject(file, root string, b []byte) (*project, error) {
 			}
 		}
 		p.CheckPaths = items
+	}
+	if _, err := fixChecks(d); err != nil {
+		return nil, err
 	}
 	// exclude: globs of the check path grammar (G24's) whose files the
 	// packet leaves out of its file list (generated or vendored files),

@@ -224,7 +224,82 @@ type LedgerEntry struct {
 	UserQuote    string `json:"user_quote,omitempty"`
 	FailedBefore string `json:"failed_before,omitempty"`
 	PassedAfter  string `json:"passed_after,omitempty"`
-	At           string `json:"at"`
+	// Check is what spar ran to verify a fixed line (spar triage --check,
+	// docs/review-round.md "Verified fix claims"); nil when the claim is
+	// only the agent's words.
+	Check *FixCheck `json:"check,omitempty"`
+	At    string    `json:"at"`
+}
+
+// ChecksDir is the folder of a round that holds the outputs of its
+// verified fix checks, one folder per ledger line's check
+// (<finding>-<n>). Its name starts with a dot, which no reviewer name
+// does (G20): it never meets a reviewer's folder. The round's signature
+// leaves it out, like the ledger that names it.
+const ChecksDir = ".checks"
+
+// FixCheck is the record of one verified fix claim: the command, the
+// check files, both sides' runs (two each: a check whose runs of the same
+// tree differ is flaky and verifies nothing), where they ran, and the
+// project's own check command at both commits when it names one.
+type FixCheck struct {
+	// Command is the shell command line, run as sh -c.
+	Command string `json:"command"`
+	// Head is the head of the finding's round (the before side's tree);
+	// Fix is the fix commit (the after side's), the line's commit.
+	Head string `json:"head"`
+	Fix  string `json:"fix"`
+	// Files are the check files: what the fix commit adds or changes under
+	// the committed check paths, taken from it into the before side.
+	Files []CheckFile `json:"files"`
+	// CheckPaths are the globs Files were chosen by (the fix commit's
+	// committed check_paths).
+	CheckPaths     []string `json:"check_paths"`
+	TimeoutSeconds int      `json:"timeout_seconds"`
+	// Sandbox is what the launcher applied; Network is "closed: <how>"
+	// or "open: <why>" (a check never verifies with an open network
+	// under verify_fixes = "required").
+	Sandbox string     `json:"sandbox"`
+	Network string     `json:"network"`
+	Before  []CheckRun `json:"before"`
+	After   []CheckRun `json:"after"`
+	// Regression is the project's check_command at the round's head and
+	// at the fix (nil when the project names none).
+	Regression *Regression `json:"regression,omitempty"`
+}
+
+// CheckFile is one check file: its path and its blob at the round's head
+// ("" when the head lacks it) and at the fix commit.
+type CheckFile struct {
+	Path   string `json:"path"`
+	AtHead string `json:"at_head"`
+	AtFix  string `json:"at_fix"`
+}
+
+// CheckRun is one run of a check: its exit status (128+n for a signal),
+// how long it took, and its output (stdout and stderr together) kept as
+// a file of the round: Output is its path in the round folder, Bytes how
+// much the check wrote, SHA256 the digest of the file (its tail when the
+// output was cut). TimedOut: the time limit ended it; Cut: the file keeps
+// only the tail.
+type CheckRun struct {
+	Exit       int    `json:"exit"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output"`
+	SHA256     string `json:"sha256"`
+	Bytes      int64  `json:"bytes"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	Cut        bool   `json:"cut,omitempty"`
+}
+
+// Regression is the project's check_command run once at the round's head
+// and once at the fix. Allowed holds the user's words of
+// --allow-regression when it passed at the head and fails at the fix.
+type Regression struct {
+	Command string   `json:"command"`
+	AtHead  CheckRun `json:"at_head"`
+	AtFix   CheckRun `json:"at_fix"`
+	Allowed string   `json:"allowed,omitempty"`
 }
 
 // Waiver is one line of waivers.jsonl.

@@ -32,6 +32,7 @@ const maxFiles = 10_000
 var unsigned = map[string]bool{
 	round.LedgerFile: true, round.WaiversFile: true, round.SummaryFile: true,
 	ManifestFile: true, SignatureFile: true, round.WorkspaceDir: true, round.RecordingDir: true,
+	round.ChecksDir: true,
 }
 
 // Manifest is what the signature of the round folder dir covers: the
