@@ -43,6 +43,12 @@ func launch(spec string, argv []string) int {
 		return 127
 	}
 	pid1 := os.Getpid() == 1
+	if p.NoNetwork && pid1 {
+		report("loopback %s", loopbackUp())
+	}
+	// The capability that brought the loopback up goes before anything
+	// else starts: the reviewer's process drops every other one itself.
+	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	if !pid1 {
 		// Fallback containment: what the reviewer leaves behind becomes
 		// ours, so that we can end it.
@@ -318,11 +324,15 @@ type Run struct {
 	lines  chan []string
 	proc   string // the process part of the record
 	direct string // set when the reviewer runs without the launcher
+	net    string // Report.Network
 }
 
 // Report is what the launcher said once the process ended.
 type Report struct {
-	Sandbox  string         // what was applied, or "none: <why>"
+	Sandbox string // what was applied, or "none: <why>"
+	// Network is what a policy with NoNetwork got: "closed: …" or
+	// "open: <why>" ("" for a policy that keeps the network).
+	Network  string
 	StartErr error          // the launcher could not start the reviewer
 	Signal   syscall.Signal // the signal that ended the reviewer (0: none)
 }
@@ -333,11 +343,18 @@ type Report struct {
 // parent-death signal. The caller waits on Run.Cmd, then calls Finish.
 func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cmd) (*Run, error) {
 	mode := CurrentMode()
+	direct := func(why string) (*Run, error) {
+		r, err := startDirect(argv, mk, why)
+		if r != nil && p.NoNetwork {
+			r.net = "open: no sandbox (" + why + ")"
+		}
+		return r, err
+	}
 	if mode == Off {
-		return startDirect(argv, mk, OffReason)
+		return direct(OffReason)
 	}
 	if !hooked {
-		return startDirect(argv, mk, "none: this program does not carry the sandbox launcher (sandbox.Main)")
+		return direct("none: this program does not carry the sandbox launcher (sandbox.Main)")
 	}
 	spec, err := json.Marshal(p)
 	if err != nil {
@@ -367,6 +384,13 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 			// their own uid; the PID namespace ends the reviewer's whole
 			// tree with the launcher, its first process.
 			attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+			if p.NoNetwork {
+				// A network namespace of its own; the launcher brings
+				// its loopback up with the one capability it keeps for
+				// that (then drops it, launch).
+				attr.Cloneflags |= syscall.CLONE_NEWNET
+				attr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
+			}
 			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 			attr.GidMappingsEnableSetgroups = false
@@ -402,6 +426,9 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 		run, err := try(true)
 		if err == nil {
 			run.proc = "pid namespace"
+			if p.NoNetwork {
+				run.net = "closed: a network namespace of its own"
+			}
 			return run, nil
 		}
 		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOSPC) &&
@@ -418,6 +445,9 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 		return nil, err
 	}
 	run.proc = "process group and parent-death signal (no pid namespace: " + why + ")"
+	if p.NoNetwork {
+		run.net = "open: no network namespace (" + why + ")"
+	}
 	return run, nil
 }
 
@@ -437,9 +467,9 @@ func startDirect(argv []string, mk func(string, []string) *exec.Cmd, why string)
 // Finish reads what the launcher reported; call it after Cmd.Wait.
 func (r *Run) Finish() Report {
 	if r.direct != "" {
-		return Report{Sandbox: r.direct}
+		return Report{Sandbox: r.direct, Network: r.net}
 	}
-	var rep Report
+	rep := Report{Network: r.net}
 	var lines []string
 	select {
 	case lines = <-r.lines:
@@ -455,6 +485,10 @@ func (r *Run) Finish() Report {
 			fs = v
 		case "start":
 			rep.StartErr = errors.New(v)
+		case "loopback":
+			if rep.Network != "" {
+				rep.Network += " (loopback " + v + ")"
+			}
 		case "signal":
 			if n, err := strconv.Atoi(v); err == nil {
 				rep.Signal = syscall.Signal(n)
@@ -478,4 +512,27 @@ func FollowParent() {
 		// The parent died before the request took hold.
 		syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	}
+}
+
+// loopbackUp brings the loopback interface of the launcher's network
+// namespace up (a new one has it down: a check's own server on 127.0.0.1
+// could not listen) and says how it went: "up" or "down: <why>".
+func loopbackUp() string {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return "down: " + err.Error()
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return "down: " + err.Error()
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return "down: " + err.Error()
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return "down: " + err.Error()
+	}
+	return "up"
 }

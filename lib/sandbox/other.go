@@ -23,10 +23,12 @@ func probeLandlock() bool { return false }
 type Run struct {
 	Cmd *exec.Cmd
 	why string
+	net string
 }
 
 // Report is what the launcher said once the process ended.
 type Report struct {
+	Network  string
 	Sandbox  string
 	StartErr error
 	Signal   syscall.Signal
@@ -42,11 +44,15 @@ func Start(p Policy, argv []string, mk func(path string, args []string) *exec.Cm
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &Run{Cmd: cmd, why: why}, nil
+	run := &Run{Cmd: cmd, why: why}
+	if p.NoNetwork {
+		run.net = "open: no sandbox (" + why + ")"
+	}
+	return run, nil
 }
 
 // Finish says the reviewer ran without a sandbox.
-func (r *Run) Finish() Report { return Report{Sandbox: r.why} }
+func (r *Run) Finish() Report { return Report{Sandbox: r.why, Network: r.net} }
 
 // FollowParent needs Linux's parent-death signal: a no-op elsewhere.
 func FollowParent() {}

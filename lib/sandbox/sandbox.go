@@ -62,6 +62,12 @@ type Policy struct {
 	// relies on it (codex's --sandbox danger-full-access, chosen because
 	// Confines said yes) and must never run unconfined instead.
 	Require bool `json:"require,omitempty"`
+	// NoNetwork gives the process a network namespace of its own (only
+	// its loopback, brought up), where the kernel gives user namespaces:
+	// a fix check's rule (docs/sandbox.md "Fix checks"). Reviewers keep
+	// the network: the CLIs need their APIs. Report.Network says what
+	// applied.
+	NoNetwork bool `json:"no_network,omitempty"`
 }
 
 // Reviewer is what the policy of one reviewer process is built from.
@@ -413,3 +419,27 @@ var (
 
 // goos is runtime.GOOS, a variable for the tests.
 var goos = runtime.GOOS
+
+// Check is what the policy of a fix check is built from (docs/sandbox.md
+// "Fix checks"): the tree it runs in (read only), its scratch folder (its
+// HOME and TMPDIR, the only place it writes) and the caches it reads.
+type Check struct {
+	Tree    string
+	Scratch string
+	Caches  []string
+}
+
+// ForCheck builds the policy of a fix check: the system folders, the tree
+// and the caches to read, the scratch folder to write, the device files,
+// and no network. It reads no home folder and no CLI state.
+func ForCheck(c Check) Policy {
+	p := For(Reviewer{Preset: "check", Workspace: c.Tree, Scratch: c.Scratch, DryRun: true})
+	for _, d := range c.Caches {
+		p.Read = append(p.Read, d)
+		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+			p.Read = append(p.Read, real)
+		}
+	}
+	p.NoNetwork = true
+	return p
+}

@@ -1,0 +1,175 @@
+package fixcheck
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jaekit/spar/lib/proctree"
+	"github.com/jaekit/spar/lib/round"
+	"github.com/jaekit/spar/lib/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	if err := proctree.Subreap(); err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// repo makes a repository whose head has a bug (ratio.sh prints 1 for
+// 1/0) and whose fix commit corrects it and adds a check file
+// checks/ratio_test.sh; it returns the repository, the head and the fix.
+func repo(t *testing.T, spar string) (string, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(p, s string) {
+		t.Helper()
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write(".jaekit/spar.toml", spar)
+	write("ratio.sh", "if [ \"$2\" = 0 ]; then echo 1; else echo $(($1 / $2)); fi\n")
+	git("add", "-A")
+	git("commit", "-qm", "head")
+	head := git("rev-parse", "HEAD")
+	write("ratio.sh", "if [ \"$2\" = 0 ]; then echo 0; else echo $(($1 / $2)); fi\n")
+	write("checks/ratio_test.sh", "test \"$(sh ratio.sh 1 0)\" = 0 || { echo 'ratio 1 0 is not 0'; exit 1; }\necho ok\n")
+	git("add", "-A")
+	git("commit", "-qm", "fix")
+	return dir, head, git("rev-parse", "HEAD")
+}
+
+func run(t *testing.T, dir, head, fix, command string) Result {
+	t.Helper()
+	res, err := Run(context.Background(), Request{Repo: dir, Head: head, Fix: fix, Command: command, Environ: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestVerifiedFix_FailsBeforePassesAfter(t *testing.T) {
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\n")
+	res := run(t, dir, head, fix, "sh checks/ratio_test.sh")
+	if res.Refusal != "" {
+		t.Fatalf("refused: %s", res.Refusal)
+	}
+	c := res.Check
+	if len(c.Before) != 2 || len(c.After) != 2 || c.Before[0].Exit != 1 || c.After[1].Exit != 0 {
+		t.Fatalf("runs: %+v / %+v", c.Before, c.After)
+	}
+	if len(c.Files) != 1 || c.Files[0].Path != "checks/ratio_test.sh" || c.Files[0].AtHead != "" || c.Files[0].AtFix == "" {
+		t.Fatalf("files: %+v", c.Files)
+	}
+	if got := string(res.Outputs[c.Before[0].Output]); !strings.Contains(got, "ratio 1 0 is not 0") {
+		t.Fatalf("before output %q", got)
+	}
+	if c.Before[0].SHA256 == "" || c.After[0].SHA256 == "" {
+		t.Fatal("no digests")
+	}
+	t.Logf("sandbox %s; network %s", c.Sandbox, c.Network)
+}
+
+func TestVerifiedFix_NoCheckPathsPassesBefore(t *testing.T) {
+	// Without check_paths the test file is not taken into the head's
+	// tree: the check cannot run there, which fails, so check a command
+	// that passes without the file.
+	dir, head, fix := repo(t, "")
+	res := run(t, dir, head, fix, "test ! -f checks/ratio_test.sh || sh checks/ratio_test.sh")
+	if !strings.Contains(res.Refusal, "passed before the fix") || !strings.Contains(res.Refusal, "lists no check_paths") {
+		t.Fatalf("refusal %q", res.Refusal)
+	}
+}
+
+func TestVerifiedFix_FailsAfter(t *testing.T) {
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\n")
+	res := run(t, dir, head, fix, "false")
+	if !strings.Contains(res.Refusal, "failed after the fix") || len(res.Check.After) != 1 {
+		t.Fatalf("refusal %q, after %+v", res.Refusal, res.Check.After)
+	}
+}
+
+func TestJudge_Flaky(t *testing.T) {
+	// Two runs of one tree that disagree: flaky, whichever side.
+	for _, c := range []round.FixCheck{
+		{Command: "x", Before: []round.CheckRun{{Exit: 1}, {Exit: 1}}, After: []round.CheckRun{{Exit: 0}, {Exit: 1}}},
+		{Command: "x", Before: []round.CheckRun{{Exit: 1}, {Exit: 0}}, After: []round.CheckRun{{Exit: 0}, {Exit: 0}}},
+	} {
+		if got := Judge(c); !strings.Contains(got, "flaky") {
+			t.Fatalf("Judge = %q", got)
+		}
+	}
+	ok := round.FixCheck{Command: "x", Before: []round.CheckRun{{Exit: 1}, {Exit: 2}}, After: []round.CheckRun{{Exit: 0}, {Exit: 0}}}
+	if got := Judge(ok); got != "" {
+		t.Fatalf("Judge = %q", got)
+	}
+}
+
+func TestVerifiedFix_NoStateBetweenRuns(t *testing.T) {
+	// A check that fails the first time it sees a mark and passes once
+	// the mark exists would verify anything if the runs shared a folder:
+	// HOME, TMPDIR and the tree are each run's own or read-only.
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\n")
+	res := run(t, dir, head, fix, `for d in "$HOME" "$TMPDIR" .; do test -f "$d/mark" && exit 0; touch "$d/mark" 2>/dev/null; done; exit 1`)
+	if !strings.Contains(res.Refusal, "failed after the fix") {
+		t.Fatalf("refusal %q", res.Refusal)
+	}
+}
+
+func TestVerifiedFix_NetworkClosed(t *testing.T) {
+	if !sandbox.Confines() {
+		t.Skip("no sandbox here")
+	}
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\n")
+	// Only the loopback: no other interface is up in the check's namespace.
+	res := run(t, dir, head, fix, `cat /proc/net/dev; n=$(tail -n +3 /proc/net/dev | wc -l); test "$n" = 1 && grep -q '^ *lo:' /proc/net/dev || exit 3; sh checks/ratio_test.sh`)
+	if res.Refusal != "" {
+		t.Fatalf("refused: %s", res.Refusal)
+	}
+	if !strings.HasPrefix(res.Check.Network, "closed") {
+		t.Fatalf("network %q", res.Check.Network)
+	}
+}
+
+func TestVerifiedFix_TimeLimit(t *testing.T) {
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\ncheck_timeout_seconds = 1\n")
+	res := run(t, dir, head, fix, "sleep 30")
+	if !strings.Contains(res.Refusal, "time limit of 1 s") || !res.Check.Before[0].TimedOut {
+		t.Fatalf("refusal %q", res.Refusal)
+	}
+}
+
+func TestVerifiedFix_Regression(t *testing.T) {
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\ncheck_command = \"test \\\"$(sh ratio.sh 1 0)\\\" = 1\"\n")
+	res := run(t, dir, head, fix, "sh checks/ratio_test.sh")
+	if !strings.Contains(res.Refusal, "check_command") || !Regressed(res.Check) {
+		t.Fatalf("refusal %q", res.Refusal)
+	}
+	c := res.Check
+	c.Regression.Allowed = "the user: ratio 1/0 is 0 now"
+	if got := Judge(c); got != "" {
+		t.Fatalf("allowed: %q", got)
+	}
+}
