@@ -7,7 +7,16 @@ package main
 import (
 	"os"
 
+	"github.com/jaekit/spar/lib/fixcheck"
+	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/stage/sparrecord"
 )
 
-func main() { os.Exit(sparrecord.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// spar triage --check runs its check through the sandbox's launcher,
+	// this binary run again (docs/sandbox.md); it never returns then.
+	sandbox.Main()
+	// A Go check's build cache program is this binary too (lib/fixcheck).
+	fixcheck.Main()
+	os.Exit(sparrecord.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

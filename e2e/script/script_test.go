@@ -7,7 +7,10 @@ package script
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jaekit/spar/e2e/internal/scripttest"
@@ -53,11 +56,12 @@ func Params(dir string) testscript.Params {
 			// start codex (docs/review-round.md "A CLI without
 			// credentials"); a script that tests that sets it empty.
 			env.Setenv("CODEX_API_KEY", fakeCodexKey)
-			if filepath.Base(dir) != "sandbox" {
+			if g := filepath.Base(dir); g != "sandbox" && g != "fixcheck" {
 				// The fakes of these groups log their arguments and read
 				// their results in $WORK, which holds the round: only the
 				// sandbox group runs reviewers in the sandbox
-				// (docs/sandbox.md), the others as before.
+				// (docs/sandbox.md), and the fixcheck group its fix
+				// checks; the others as before.
 				env.Setenv("SPAR_SANDBOX", "off")
 			}
 			// Outside $WORK, which scripts often make a repository.
@@ -66,9 +70,28 @@ func Params(dir string) testscript.Params {
 				return err
 			}
 			env.Setenv("XDG_CACHE_HOME", cache)
+			// Go's own caches stay the user's, not $WORK's (HOME) or the
+			// script's cache folder: a fix check reads them (fixcheck).
+			for k, v := range goCacheEnv() {
+				env.Setenv(k, v)
+			}
 			return scripttest.GitEnv(env, filepath.Join(env.WorkDir, ".gitconfig"))
 		},
 		Cmds:      scriptCmds(),
 		Condition: sandboxCondition(true),
 	}
 }
+
+// goCacheEnv is GOCACHE and GOMODCACHE as go names them for this test
+// process, asked once.
+var goCacheEnv = sync.OnceValue(func() map[string]string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		return nil
+	}
+	ls := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(ls) != 2 {
+		return nil
+	}
+	return map[string]string{"GOCACHE": ls[0], "GOMODCACHE": ls[1]}
+})

@@ -71,13 +71,14 @@ func Forms(class, stage string) []string {
 }
 
 // Synopsis is the options part of spar triage's one-line synopsis:
-// `[--commit REV] [--of ID] …`, every option of Options in order.
+// `[--commit REV] [--of ID] …`, every option of Options in order, then
+// the verified fix claim's (checkFlags).
 func Synopsis() string {
 	out := make([]string, len(Options))
 	for i, o := range Options {
 		out[i] = "[" + optArg(o.Flag) + "]"
 	}
-	return strings.Join(out, " ")
+	return strings.Join(out, " ") + " [--check CMD [--allow-regression WORDS]]"
 }
 
 // usageWidth is the width the usage text wraps at.

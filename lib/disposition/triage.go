@@ -1,6 +1,7 @@
 package disposition
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/exitcode"
+	"github.com/jaekit/spar/lib/fixcheck"
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/summary"
@@ -23,6 +25,13 @@ type TriageRequest struct {
 	Finding     string
 	Disposition string
 	Options     map[string]string
+	// Check is the command of --check ("" when not given): spar runs it
+	// before and after the fix (lib/fixcheck) and records it with the
+	// line; AllowRegression is --allow-regression's user's words.
+	Check           string
+	AllowRegression string
+	// Context stops a running check (Ctrl-C); nil is Background.
+	Context context.Context
 	// Verdict is the gate's open and closed counts of the round with the
 	// line just appended, for summary.md's verdict line (the gate is their
 	// owner; the stage layer passes gate.RoundVerdict, since the gate asks
@@ -64,9 +73,20 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 	if err != nil {
 		return round.LedgerEntry{}, err
 	}
+	if err := checkFlags(req, rule); err != nil {
+		return round.LedgerEntry{}, err
+	}
 	dir, series, err := roundFolder("triage", req.Round)
 	if err != nil {
 		return round.LedgerEntry{}, err
+	}
+	// A check runs before the lock is taken (it may take minutes); the
+	// line's own checks run again under it.
+	var check *fixcheck.Result
+	if Given(req.Check) {
+		if check, err = runCheck(req, dir, stderr); err != nil {
+			return round.LedgerEntry{}, err
+		}
 	}
 	var entry round.LedgerEntry
 	err = withLock(series, stderr, func() error {
@@ -132,6 +152,16 @@ func Triage(req TriageRequest, stderr io.Writer) (round.LedgerEntry, error) {
 		e.UserQuote = text(o[OptUserQuote])
 		e.FailedBefore = text(o[OptFailedBefore])
 		e.PassedAfter = text(o[OptPassedAfter])
+		if check != nil {
+			if check.Check.Fix != e.Commit {
+				return refuse("triage: --commit %q is %s now, not the commit the check ran on (%s): run the triage again", o[OptCommit], e.Commit, check.Check.Fix)
+			}
+			c, err := writeCheck(dir, f.ID, check)
+			if err != nil {
+				return err
+			}
+			e.Check = c
+		}
 		e.At = stamp()
 		pause()
 		if err := appendRecord(filepath.Join(dir, round.LedgerFile), e); err != nil {

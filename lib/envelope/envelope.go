@@ -215,6 +215,26 @@ type Disposition struct {
 	UserQuote    string `json:"user_quote,omitempty"`
 	FailedBefore string `json:"failed_before,omitempty"`
 	PassedAfter  string `json:"passed_after,omitempty"`
+	// Check is the verified fix claim's check as the follow-up packet
+	// shows it (nil: no check ran).
+	Check *CheckShown `json:"check,omitempty"`
+}
+
+// CheckShown is a fix's check as reviewers see it: the command, the check
+// files and their diff from the round's head to the fix, each side's exit
+// codes and its first run's output tail, the network it ran with, and
+// whether the record verifies the fix (Refusal: why not).
+type CheckShown struct {
+	Command     string   `json:"command"`
+	Network     string   `json:"network"`
+	Files       []string `json:"files"`
+	Diff        string   `json:"diff,omitempty"`
+	DiffCut     bool     `json:"diff_cut,omitempty"`
+	BeforeExits []int    `json:"before_exits"`
+	AfterExits  []int    `json:"after_exits"`
+	BeforeTail  string   `json:"before_tail"`
+	AfterTail   string   `json:"after_tail"`
+	Refusal     string   `json:"refusal,omitempty"`
 }
 
 // RepeatOf names the earlier finding a finding restates.

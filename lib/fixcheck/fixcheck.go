@@ -64,6 +64,9 @@ type Request struct {
 	// Environ is the caller's environment: only PATH, LANG and LC_ALL are
 	// taken from it.
 	Environ []string
+	// AllowRegression is the user's words that let the fix break the
+	// project's check_command; recorded only when it does.
+	AllowRegression string
 	// Progress, when not nil, gets one line per run as it starts.
 	Progress io.Writer
 }
@@ -168,6 +171,9 @@ func Run(ctx context.Context, req Request) (Result, error) {
 				r.SHA256 = hex.EncodeToString(sum[:])
 			}
 		}
+	}
+	if Regressed(*c) {
+		c.Regression.Allowed = req.AllowRegression
 	}
 	res.Refusal = Judge(*c)
 	if res.Refusal != "" {
@@ -399,29 +405,40 @@ func overlay(tree, fixTree string, files []round.CheckFile) error {
 	return nil
 }
 
-// goEnv are the Go caches a check reads (never writes): the module cache
-// and GOROOT, as `go env` gives them where go is on the PATH ("" when
-// not).
-var goEnv = sync.OnceValues(func() (modcache, goroot string) {
-	out, err := exec.Command("go", "env", "GOMODCACHE", "GOROOT").Output()
+// goDirs are the Go folders a check reads (never writes): the module
+// cache, GOROOT and the build cache, as `go env` gives them where go is on
+// the PATH ("" each when not).
+type goDirs struct{ modcache, goroot, buildcache string }
+
+var goEnv = sync.OnceValue(func() goDirs {
+	out, err := exec.Command("go", "env", "GOMODCACHE", "GOROOT", "GOCACHE").Output()
 	if err != nil {
-		return "", ""
+		return goDirs{}
 	}
 	ls := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(ls) != 2 || !filepath.IsAbs(ls[0]) || !filepath.IsAbs(ls[1]) {
-		return "", ""
+	if len(ls) != 3 {
+		return goDirs{}
 	}
-	return ls[0], ls[1]
+	for i, l := range ls {
+		if !filepath.IsAbs(l) {
+			ls[i] = ""
+		}
+	}
+	return goDirs{ls[0], ls[1], ls[2]}
 })
 
-// goCaches lists the folders of goEnv that are set.
+// goCaches lists the folders of goEnv that are set, and spar-record's own
+// executable: go runs it as the check's cache program (gocache.go).
 func goCaches() []string {
 	var out []string
-	m, r := goEnv()
-	for _, d := range []string{m, r} {
+	g := goEnv()
+	for _, d := range []string{g.modcache, g.goroot, g.buildcache} {
 		if d != "" {
 			out = append(out, d)
 		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
 	}
 	return out
 }
@@ -440,7 +457,7 @@ func checkEnv(environ []string) []string {
 		}
 	}
 	env = append(env, "TERM=dumb", "GOPROXY=off", "GOSUMDB=off", "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local", "GOTELEMETRY=off")
-	if m, _ := goEnv(); m != "" {
+	if m := goEnv().modcache; m != "" {
 		env = append(env, "GOMODCACHE="+m)
 	}
 	return env
@@ -458,6 +475,13 @@ func runOnce(ctx context.Context, tree, command string, env, caches []string, ti
 	home := filepath.Join(scratch, "home")
 	os.Mkdir(home, 0o700)
 	env = append(append([]string{}, env...), "HOME="+home, "GOCACHE="+filepath.Join(scratch, "go-build"), "TMPDIR="+scratch)
+	if seed := goEnv().buildcache; seed != "" {
+		if exe, err := os.Executable(); err == nil {
+			if prog := CacheCommand(exe, seed, filepath.Join(scratch, "go-cacheprog")); prog != "" {
+				env = append(env, "GOCACHEPROG="+prog)
+			}
+		}
+	}
 	p := sandbox.ForCheck(sandbox.Check{Tree: tree, Scratch: scratch, Caches: caches})
 	p.GraceMS = grace.Milliseconds()
 	out := &tail{keep: KeepTail, max: MaxOutput}

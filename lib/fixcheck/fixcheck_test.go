@@ -3,6 +3,7 @@ package fixcheck
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	Main()
 	sandbox.Main()
+	// The user's build cache, named before a test moves XDG_CACHE_HOME
+	// (spar's own cache) away: a check reads it through its cache program.
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	}
 	if err := proctree.Subreap(); err != nil {
 		fmt.Fprintln(os.Stderr, "subreaper:", err)
 		os.Exit(1)
@@ -171,5 +178,106 @@ func TestVerifiedFix_Regression(t *testing.T) {
 	c.Regression.Allowed = "the user: ratio 1/0 is 0 now"
 	if got := Judge(c); got != "" {
 		t.Fatalf("allowed: %q", got)
+	}
+}
+
+func TestVerifiedFix_NetworkFailsClosed(t *testing.T) {
+	if !sandbox.Confines() {
+		t.Skip("no sandbox here")
+	}
+	// A listener of this test on the machine's loopback: a check in a
+	// network namespace of its own cannot reach it (its 127.0.0.1 is
+	// another), so a check that needs it fails on both sides.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\n")
+	res := run(t, dir, head, fix, fmt.Sprintf(`python3 -c 'import socket; socket.create_connection(("127.0.0.1", %d), 2)' && sh checks/ratio_test.sh`, port))
+	if !strings.Contains(res.Refusal, "failed after the fix") {
+		t.Fatalf("refusal %q", res.Refusal)
+	}
+	if out := string(res.Outputs[res.Check.After[0].Output]); !strings.Contains(out, "Connection refused") {
+		t.Fatalf("after output %q", out)
+	}
+	select {
+	case <-accepted:
+		t.Fatal("the check reached the machine's loopback")
+	default:
+	}
+}
+
+func TestVerifiedFix_GoTestWithTheReadOnlyBuildCache(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go")
+	}
+	dir, head, fix := repo(t, "check_paths = [\"**/*_test.go\"]\n")
+	write := func(p, s string) {
+		os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644)
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("checkout", "-q", head)
+	write("go.mod", "module example.com/r\n\ngo 1.22\n")
+	write("r.go", "package r\n\nfunc Ratio(a, b int) int { return a / b }\n")
+	git("add", "-A")
+	git("commit", "-qm", "go head")
+	head = strings.TrimSpace(func() string { out, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output(); return string(out) }())
+	write("r.go", "package r\n\nfunc Ratio(a, b int) int {\n\tif b == 0 {\n\t\treturn 0\n\t}\n\treturn a / b\n}\n")
+	write("r_test.go", "package r\n\nimport \"testing\"\n\nfunc TestRatio(t *testing.T) {\n\tif Ratio(1, 0) != 0 {\n\t\tt.Fatal(\"x\")\n\t}\n}\n")
+	git("add", "-A")
+	git("commit", "-qm", "go fix")
+	fix = strings.TrimSpace(func() string { out, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output(); return string(out) }())
+	res := run(t, dir, head, fix, "go test -count=1 ./...")
+	if res.Refusal != "" {
+		t.Fatalf("refused: %s", res.Refusal)
+	}
+	if !strings.Contains(string(res.Outputs[res.Check.Before[0].Output]), "integer divide by zero") {
+		t.Fatalf("before: %s", res.Outputs[res.Check.Before[0].Output])
+	}
+	for _, r := range append(res.Check.Before, res.Check.After...) {
+		t.Logf("run: exit %d in %d ms", r.Exit, r.DurationMS)
+	}
+}
+
+func TestTrust_CheckCannotWriteTheBuildCache(t *testing.T) {
+	if !sandbox.Confines() || os.Getenv("GOCACHE") == "" {
+		t.Skip("no sandbox, or no build cache here")
+	}
+	// The check learns where the user's build cache is (its cache
+	// program's command line names it) and tries to plant a file there
+	// for the next run: read only.
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\n")
+	seed := os.Getenv("GOCACHE")
+	plant := filepath.Join(seed, "planted-by-a-check")
+	defer os.Remove(plant)
+	res := run(t, dir, head, fix, `set -- $GOCACHEPROG; echo "seed $3"; touch "$3/planted-by-a-check" && exit 0; sh checks/ratio_test.sh`)
+	if res.Refusal != "" {
+		t.Fatalf("refused: %s", res.Refusal)
+	}
+	if _, err := os.Lstat(plant); err == nil {
+		t.Fatal("the check wrote into the user's build cache")
+	}
+	if out := string(res.Outputs[res.Check.Before[0].Output]); !strings.Contains(out, "seed "+seed) {
+		t.Fatalf("output %q", out)
 	}
 }

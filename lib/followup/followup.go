@@ -133,6 +133,9 @@ func Prepare(run *envelope.Run, required []envelope.RequiredReviewer, exclude []
 						ef.Disposition.Of = Qualified(e.OfRound, e.Of)
 					}
 				}
+				if e.Check != nil {
+					ef.Disposition.Check = showCheck(run.Repo, r.dir, e.Check)
+				}
 			}
 			shown = append(shown, ef)
 		}

@@ -46,6 +46,12 @@ func writeFollowUp(b *strings.Builder, run *envelope.Run) {
 		b.WriteString("The earlier rounds of this series reported no findings.\n\n")
 		return
 	}
+	for _, f := range run.EarlierFindings {
+		if f.Disposition != nil && f.Disposition.Check != nil {
+			b.WriteString("Some fixes below were verified by a check spar ran: the command, the check files' diff and both outputs are shown. Judge whether the check tests the claim: a check that fails before the fix for another reason, or could not fail at all, verifies nothing, and is a finding of its own (angle `check-validity`).\n\n")
+			break
+		}
+	}
 	b.WriteString("Every finding of the earlier rounds of this series, with what was decided about it. Verify each fix claim against this round's head. Restate an earlier finding only when its decision does not hold (the fix does not fix it, the rejection's evidence is wrong, the deferral no longer holds): then give that finding's id exactly as shown here (for example `code-1/codex-F3`) as your finding's `id`, with your own new evidence. Do not restate a finding whose decision holds, and give a new finding an `id` of your own.\n\n")
 	for _, f := range run.EarlierFindings {
 		fmt.Fprintf(b, "### %s (%s, by %s)\n\n", code(f.Round+"/"+f.Finding), f.Class, code(f.Reviewer))
@@ -59,6 +65,9 @@ func writeFollowUp(b *strings.Builder, run *envelope.Run) {
 		if strings.TrimSpace(f.Evidence) != "" {
 			b.WriteString("The reviewer's evidence:\n\n")
 			fenced(b, "text", verbatim(clip(f.Evidence, textLimit)))
+		}
+		if d := f.Disposition; d != nil && d.Check != nil {
+			writeCheck(b, d.Check)
 		}
 		if d := f.Disposition; d != nil {
 			for _, w := range []struct{ label, text string }{{"The evidence of the decision", d.Evidence}, {"The user's words", d.UserQuote}} {
@@ -119,4 +128,27 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// writeCheck shows a fix's check (docs/review-round.md §2.4): what ran,
+// what it printed on each side, and the check files' diff.
+func writeCheck(b *strings.Builder, c *envelope.CheckShown) {
+	verdict := "verified the fix"
+	if c.Refusal != "" {
+		verdict = "does not verify the fix: " + clip(c.Refusal, 500)
+	}
+	fmt.Fprintf(b, "The check spar ran, %s: %s, exit codes before the fix %v, after %v; network %s.\n\n", verdict, code(clip(c.Command, 1024)), c.BeforeExits, c.AfterExits, clip(c.Network, 200))
+	if len(c.Files) == 0 {
+		b.WriteString("No check files: the fix adds or changes no file under the check paths.\n\n")
+	} else {
+		b.WriteString("The check files' diff from the round's head to the fix:\n\n")
+		fenced(b, "diff", verbatim(c.Diff))
+		if c.DiffCut {
+			b.WriteString("The diff is cut at 16 KiB.\n\n")
+		}
+	}
+	for _, o := range []struct{ label, text string }{{"Its output before the fix (run 1, the last 2 KiB)", c.BeforeTail}, {"Its output after the fix (run 1, the last 2 KiB)", c.AfterTail}} {
+		fmt.Fprintf(b, "%s:\n\n", o.label)
+		fenced(b, "text", verbatim(o.text))
+	}
 }

@@ -1,8 +1,12 @@
 package sparrecord
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/exitcode"
@@ -26,14 +30,30 @@ the user's words, as the user said them: an agent never writes its own.
 Exit codes: 0 appended, 64 usage error, 65 refused (nothing written),
 74 I/O error.
 
+Verified fix claims (spar's own options):
+  --check CMD          with --as fixed and --commit: spar runs the shell
+                       command CMD (sh -c) in the fix-check sandbox, twice
+                       on the round's head with the check files (what the
+                       fix adds or changes under check_paths) taken from
+                       the fix, where it must fail, and twice on the fix,
+                       where it must pass; the line records both sides'
+                       exit codes, durations and output digests, the
+                       outputs go into ROUND/.checks/. Anything else
+                       refuses the triage with both outputs' tails. CMD is
+                       then also the --failed-before and --passed-after
+                       text unless they are given.
+  --allow-regression WORDS
+                       the user's words that let the fix break the
+                       project's check_command (.jaekit/spar.toml).
+
 Example:
   spar triage reviews/login/code-1 rules-F1 --as fixed --commit HEAD \
-    --failed-before 'go test ./checks' --passed-after 'go test ./checks'
+    --check 'go test -run TestTokenCompare ./checks'
 `
 
 // runTriage is `spar-record triage ROUND FINDING --as D [options]`.
 func runTriage(args []string, stdout, stderr io.Writer) error {
-	flags := append([]string{"as"}, disposition.TriageOptions...)
+	flags := append([]string{"as", "check", "allow-regression"}, disposition.TriageOptions...)
 	p, err := parseArgs("triage", args, flags)
 	if p.help {
 		fmt.Fprint(stdout, triageUsage)
@@ -52,8 +72,25 @@ func runTriage(args []string, stdout, stderr io.Writer) error {
 	for _, o := range disposition.TriageOptions {
 		opts[o] = p.vals[o]
 	}
+	check := p.vals["check"]
+	if p.given["check"] && disposition.Given(check) && p.vals["as"] == disposition.Fixed {
+		// The check's command is what failed before and passes after,
+		// unless the caller says more.
+		for _, o := range []string{disposition.OptFailedBefore, disposition.OptPassedAfter} {
+			if !p.given[o] {
+				opts[o] = check
+			}
+		}
+	}
+	if p.given["check"] && check == "" {
+		check = " "
+	}
+	// Ctrl-C stops a running check and records nothing.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	e, err := disposition.Triage(disposition.TriageRequest{
 		Round: p.pos[0], Finding: p.pos[1], Disposition: p.vals["as"], Options: opts,
+		Check: check, AllowRegression: p.vals["allow-regression"], Context: ctx,
 		Verdict: func(dir string) (summary.Tally, error) { return gate.RoundVerdict(dir, nil) },
 	}, stderr)
 	return finish(stdout, e, err)
