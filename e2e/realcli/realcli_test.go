@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/jaekit/spar/e2e/internal/scripttest"
+	"github.com/jaekit/spar/lib/fixcheck"
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/stage"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -62,6 +63,8 @@ var binDir string
 // (docs/sandbox.md), so sandbox.Main comes first.
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	// A Go fix check's build cache program is spar-record, this binary.
+	fixcheck.Main()
 	cmds := make(map[string]func(), len(stage.Mains))
 	for name, main := range stage.Mains {
 		cmds[name] = func() { os.Exit(main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jaekit/spar/lib/fixcheck"
 	"github.com/jaekit/spar/lib/proctree"
 	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/lib/sarif/multitool"
@@ -40,6 +41,8 @@ const fakeCodexKey = "sk-fake-for-the-fake-codex"
 
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	// A Go fix check's build cache program is spar-record, this binary.
+	fixcheck.Main()
 	testscript.Main(setup{m}, stageCommands())
 }
 
