@@ -43,6 +43,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 	var self *roundData
 	for _, s := range g.series {
 		g.findings(s)
+		g.verifiedFixes(s)
 		g.repeats(s)
 		g.agentInputs(s)
 		for _, l := range s.listed {
