@@ -181,3 +181,59 @@ func TestVerifiedFix_ConfigAtHead(t *testing.T) {
 		}
 	}
 }
+
+// The verdict line (spar-record, spar triage) and spar status judge as the
+// gate: with verify_fixes = "required" at the repository's HEAD, a fixed
+// line without a check leaves its defect open in all three.
+func TestVerifiedFix_EveryJudgement(t *testing.T) {
+	series, c := statusSeries(t)
+	repo := filepath.Join(filepath.Dir(filepath.Dir(series)), "repo")
+	code1 := filepath.Join(series, "code-1")
+	before, err := RoundVerdict(code1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, ".jaekit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, config.ProjectFile), []byte("verify_fixes = \"required\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-qm", "verify fixes"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	after, err := RoundVerdict(code1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Open.Defect != before.Open.Defect+1 {
+		t.Errorf("verdict line: %d open defects, want %d (codex-F2's fix is the agent's words)", after.Open.Defect, before.Open.Defect+1)
+	}
+	rec := Decide(Options{Rounds: []string{code1, filepath.Join(series, "code-2")}})
+	var found bool
+	for _, d := range rec.ReasonDetails {
+		if d.Code == "10v" {
+			found = true
+			if !strings.Contains(d.Problem, "defect codex-F2 is open (fixed by the commit "+c[2]) || !strings.HasSuffix(d.Clear, "codex-F2 --as fixed --commit "+c[2]+" --check 'CMD'") {
+				t.Errorf("10v: %+v", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no 10v among %q", rec.Reasons)
+	}
+	if len(rec.FixClaims) != 1 || rec.FixClaims[0].Finding != "codex-F2" || rec.FixClaims[0].Verified {
+		t.Errorf("fix_claims %+v", rec.FixClaims)
+	}
+	st := mustStatus(t, series)
+	for _, f := range st.Findings {
+		if f.ID == "codex-F2" && (!f.Open || !f.Blocks || !strings.Contains(f.Why, "no check verified it")) {
+			t.Errorf("status: %+v", f)
+		}
+	}
+	if len(st.UnverifiedFixes) != 0 {
+		t.Errorf("status notes where a reason blocks: %q", st.UnverifiedFixes)
+	}
+}
