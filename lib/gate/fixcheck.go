@@ -294,8 +294,8 @@ func (g *gate) fixChecksAt(repo, commit string) (config.FixChecks, error) {
 }
 
 // verifiedFixes: reason 10v, the fix_claims of the record and the notes.
-// Each gated code round's defect whose deciding line is fixed is a fix
-// claim, verified or not (checkOf). With verify_fixes = "required" at the
+// Each gated code round's defect whose deciding line is a fixed line the
+// rules table accepts is a fix claim, verified or not (checkOf). With verify_fixes = "required" at the
 // gate's head, every defect the gate closed through an unverified claim
 // (its own line, or the end of its duplicate chain) is open: 10v, or only
 // 8v when the claim's check record does not re-derive (that reason names
@@ -319,8 +319,12 @@ func (g *gate) verifiedFixes(s *seriesData) {
 			if f.Class != envelope.ClassDefect {
 				continue
 			}
+			// A fixed line the rules table does not accept closes
+			// nothing (9 says why): no claim.
 			if e := r.last[f.ID]; e != nil && e.Disposition == disposition.Fixed {
-				claims = append(claims, claim{r, e})
+				if ok, _ := disposition.Closing(f.Class, r.rec.Stage, e); ok {
+					claims = append(claims, claim{r, e})
+				}
 			}
 		}
 	}
@@ -330,7 +334,7 @@ func (g *gate) verifiedFixes(s *seriesData) {
 	if !g.tallyOnly {
 		for _, c := range claims {
 			st := g.checkOf(c.r, c.e)
-			fc := FixClaim{Series: s.display, Round: c.r.name, Finding: c.e.Finding, Commit: strings.TrimSpace(c.e.Commit), Verified: st.verified, Why: st.why}
+			fc := FixClaim{Series: s.display, Round: c.r.name, Finding: c.e.Finding, Commit: strings.TrimSpace(c.e.Commit), Verified: st.verified, Why: st.why, r: c.r}
 			if c.e.Check != nil {
 				fc.Command, fc.Network = c.e.Check.Command, c.e.Check.Network
 			}
@@ -396,8 +400,9 @@ func (g *gate) verifiedFixes(s *seriesData) {
 	}
 }
 
-// fixClaimNotes are the notes of the fix claims no check verified, when
-// the gate does not require verified fixes (a required one is a reason,
+// fixClaimNotes are the notes of the fix claims no check verified whose
+// findings the gate counts closed, when the gate does not require verified
+// fixes (a required one is a reason,
 // 10v or 8v).
 func (g *gate) fixClaimNotes(s *seriesData) []string {
 	if s.latest == nil {
@@ -411,8 +416,13 @@ func (g *gate) fixClaimNotes(s *seriesData) []string {
 		if c.Series != s.display || c.Verified {
 			continue
 		}
+		if _, open := g.open[c.r][c.Finding]; open || c.r == nil {
+			// Open all the same: its reason says why, and a claim that
+			// closes nothing needs no note.
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s: round %s: fixed %s by %s is the agent's words: %s (%s)",
-			s.display, c.Round, c.Finding, short(c.Commit), c.Why, checkHint(filepath.Join(s.display, c.Round), c.Finding, c.Commit, c.Command)))
+			s.display, c.Round, c.Finding, c.Commit, c.Why, checkHint(filepath.Join(s.display, c.Round), c.Finding, c.Commit, c.Command)))
 	}
 	return out
 }

@@ -155,4 +155,6 @@ type FixClaim struct {
 	Command  string `json:"command,omitempty"`
 	Network  string `json:"network,omitempty"`
 	Why      string `json:"why,omitempty"`
+	// r is the claim's round (the notes ask whether its finding closed).
+	r *roundData
 }
