@@ -394,8 +394,8 @@ func (g *gate) verifiedFixes(s *seriesData) {
 			if st.problem != "" {
 				continue // 8v names it and what clears it
 			}
-			g.reason("10v", "%s: round %s: defect %s is open (%s, but that claim is the agent's words: %s, and %s); to clear: verify the fix with a check that fails before it and passes after it: %s",
-				s.display, r.name, f.ID, claimWords, st.why, cfg, hint)
+			g.reason("10v", "%s: round %s: defect %s is open (%s, but %s: %s, and %s); to clear: verify the fix with a check that fails before it and passes after it: %s",
+				s.display, r.name, f.ID, claimWords, unverifiedWords(end), st.why, cfg, hint)
 		}
 	}
 }
@@ -421,8 +421,21 @@ func (g *gate) fixClaimNotes(s *seriesData) []string {
 			// closes nothing needs no note.
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: round %s: fixed %s by %s is the agent's words: %s (%s)",
-			s.display, c.Round, c.Finding, c.Commit, c.Why, checkHint(filepath.Join(s.display, c.Round), c.Finding, c.Commit, c.Command)))
+		words := "is the agent's words"
+		if c.Command != "" {
+			words = "is not verified by its check"
+		}
+		out = append(out, fmt.Sprintf("%s: round %s: fixed %s by %s %s: %s (%s)",
+			s.display, c.Round, c.Finding, c.Commit, words, c.Why, checkHint(filepath.Join(s.display, c.Round), c.Finding, c.Commit, c.Command)))
 	}
 	return out
+}
+
+// unverifiedWords says what an unverified fix claim is (10v): the agent's
+// words when its line has no check, else a check that verifies nothing.
+func unverifiedWords(e *round.LedgerEntry) string {
+	if e == nil || e.Check == nil {
+		return "that claim is the agent's words"
+	}
+	return "its check verifies nothing"
 }
