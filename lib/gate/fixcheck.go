@@ -402,8 +402,7 @@ func (g *gate) verifiedFixes(s *seriesData) {
 
 // fixClaimNotes are the notes of the fix claims no check verified whose
 // findings the gate counts closed, when the gate does not require verified
-// fixes (a required one is a reason,
-// 10v or 8v).
+// fixes (where it does, such a claim is a reason: 10v, or 8v).
 func (g *gate) fixClaimNotes(s *seriesData) []string {
 	if s.latest == nil {
 		return nil
