@@ -197,6 +197,9 @@ type gate struct {
 	// and id.
 	blobCache map[string][]byte
 	blobsMu   sync.Mutex
+	// fixStates is what re-deriving each fixed line's check gave
+	// (fixcheck.go).
+	fixStates map[*round.LedgerEntry]fixState
 	// diffs are the paths that differ between pairs of commits, per
 	// repository (content.go).
 	diffs   map[[3]string]pathSet
@@ -420,10 +423,12 @@ func (g *gate) decide() {
 		g.missingCommits(s)
 		g.staleDocuments(s)
 		g.rederive(s)
+		g.checkRecords(s)
 		g.followUps(s)
 		g.findings(s)
 		g.repeats(s)
 		g.agentInputs(s)
+		g.verifiedFixes(s)
 		g.requiredReviewers(s)
 		g.noReview(s)
 		g.coverage(s)

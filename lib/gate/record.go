@@ -42,6 +42,10 @@ type Record struct {
 	// Credits are the heads the gate credited by content with a round
 	// that reviewed another commit (rebase.go), only when there is one.
 	Credits []Credit `json:"credits,omitempty"`
+	// FixClaims are the fixed lines of the gated code rounds' defects,
+	// each verified by a check or not (fixcheck.go); absent when there is
+	// none.
+	FixClaims []FixClaim `json:"fix_claims,omitempty"`
 	// PreviousGateDigest is the sha256 of the bytes of the gate record that
 	// --out replaced (G28), or null.
 	PreviousGateDigest *string `json:"previous_gate_digest"`
@@ -136,4 +140,21 @@ const (
 type Head struct {
 	Commit *string `json:"commit"`
 	Source string  `json:"source"`
+}
+
+// FixClaim is one code-round defect's deciding fixed line: the round, the
+// finding and the fix commit, whether a check verified it (a check record
+// that re-derives, run with the network closed), the check's command and
+// network when the line carries one, and why it is not verified.
+type FixClaim struct {
+	Series   string `json:"series"`
+	Round    string `json:"round"`
+	Finding  string `json:"finding"`
+	Commit   string `json:"commit"`
+	Verified bool   `json:"verified"`
+	Command  string `json:"command,omitempty"`
+	Network  string `json:"network,omitempty"`
+	Why      string `json:"why,omitempty"`
+	// r is the claim's round (the notes ask whether its finding closed).
+	r *roundData
 }

@@ -74,6 +74,7 @@ func (g *gate) report() *Report {
 	for _, s := range g.series {
 		rep.Notes = append(rep.Notes, g.signatureNotes(s)...)
 		rep.Notes = append(rep.Notes, g.incompleteNotes(s)...)
+		rep.Notes = append(rep.Notes, g.fixClaimNotes(s)...)
 	}
 	n := 0
 	for _, l := range g.listed {

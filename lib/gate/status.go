@@ -42,8 +42,15 @@ type SeriesStatus struct {
 	// Incomplete names every reviewer of the latest input that completed
 	// no review of it, required or not, with its status and reason
 	// (incomplete.go), as spar gate's notes do.
-	Incomplete []string    `json:"incomplete_reviewers"`
-	Caps       []StatusCap `json:"caps"`
+	Incomplete []string `json:"incomplete_reviewers"`
+	// FixClaims are the gated code rounds' defects closed as fixed, each
+	// verified by a check or not, as the gate record's fix_claims;
+	// UnverifiedFixes are the gate's notes on those no check verified
+	// (empty when the head's configuration requires verified fixes: they
+	// are reasons then).
+	FixClaims       []FixClaim  `json:"fix_claims"`
+	UnverifiedFixes []string    `json:"unverified_fixes"`
+	Caps            []StatusCap `json:"caps"`
 	// CapsError says why the caps could not be read ("" when they were).
 	CapsError string `json:"caps_error,omitempty"`
 	// PossibleRepeats are findings that restate nothing but read like an
@@ -229,7 +236,7 @@ func seriesOf(d string) (string, error) {
 
 func seriesStatus(series string) SeriesStatus {
 	out := SeriesStatus{Series: series, State: StatusEmpty, Findings: []StatusFinding{}, Corroborated: []Corroboration{},
-		RequiredReviewers: []Required{}, Incomplete: []string{}, Caps: []StatusCap{}, Reasons: []string{}, PossibleRepeats: []PossibleRepeat{}}
+		RequiredReviewers: []Required{}, Incomplete: []string{}, FixClaims: []FixClaim{}, UnverifiedFixes: []string{}, Caps: []StatusCap{}, Reasons: []string{}, PossibleRepeats: []PossibleRepeat{}}
 	caps := func(rep *CapReport, err error) {
 		if err != nil {
 			out.CapsError = err.Error()
@@ -268,6 +275,8 @@ func seriesStatus(series string) SeriesStatus {
 	}
 	s := g.series[0]
 	out.Incomplete = append(out.Incomplete, g.incompleteNotes(s)...)
+	out.FixClaims = append(out.FixClaims, g.rec.FixClaims...)
+	out.UnverifiedFixes = append(out.UnverifiedFixes, g.fixClaimNotes(s)...)
 	if s.latest != nil {
 		out.Latest = &StatusRound{Name: s.latest.name, Dir: s.dirOf(s.latest), Stage: s.latest.rec.Stage,
 			Base: s.latest.rec.Base, Head: s.latest.rec.Head, Counted: s.latest.rec.Cap.Counted && !s.latest.rec.DryRun}
@@ -538,6 +547,9 @@ func (st *Status) Text() string {
 		}
 		for _, n := range s.Incomplete {
 			w("  did not complete: %s\n", oneLine(n))
+		}
+		for _, n := range s.UnverifiedFixes {
+			w("  unverified fix: %s\n", oneLine(n))
 		}
 		if s.CapsError != "" {
 			w("  caps: %s\n", oneLine(s.CapsError))

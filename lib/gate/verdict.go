@@ -34,6 +34,8 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 		return summary.Tally{}, err
 	}
 	g := &gate{rec: &Record{}, states: map[*roundData]map[string]sarif.State{}, tallyOnly: true}
+	// verify_fixes is read from the head commit (fixcheck.go).
+	defer g.closeTrees()
 	if pending != nil {
 		g.pending = pendingRound(abs, pending)
 	}
@@ -45,6 +47,7 @@ func RoundVerdict(dir string, pending *Pending) (summary.Tally, error) {
 		g.findings(s)
 		g.repeats(s)
 		g.agentInputs(s)
+		g.verifiedFixes(s)
 		for _, l := range s.listed {
 			if l.abs == abs && l.data != nil {
 				self = l.data

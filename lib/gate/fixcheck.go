@@ -1,0 +1,440 @@
+package gate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/disposition"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/round"
+)
+
+// Verified fix claims (docs/review-gate.md "Verified fix claims"). A fixed
+// line of a code round may carry the check spar ran (round.FixCheck: the
+// command failed twice at the round's head with the check files of the fix
+// commit, and passed twice at the fix commit). The gate believes no part of
+// that record: it re-derives it from the round's files and the commits
+// (checkRecords, reason 8v), and with verify_fixes = "required" in the
+// project configuration of the gate's head a fixed line of a code-round
+// defect closes it only with a check that re-derives and ran with the
+// network closed (verifiedFixes, reason 10v). Without it, every fix claim
+// that no check verified is a note, and the record lists every claim
+// (fix_claims).
+
+// fixState is what the gate made of one fixed line's check.
+type fixState struct {
+	// problem is why the check record does not re-derive ("" when it
+	// does, or when the line has no check).
+	problem string
+	// verified: a check that re-derives and ran with the network closed.
+	verified bool
+	// why is why it is not verified ("" when it is).
+	why string
+}
+
+// checkOf re-derives the check of the ledger line e of round r, once per
+// line.
+func (g *gate) checkOf(r *roundData, e *round.LedgerEntry) fixState {
+	if st, ok := g.fixStates[e]; ok {
+		return st
+	}
+	var st fixState
+	switch c := e.Check; {
+	case c == nil:
+		st.why = "no check verified it"
+	default:
+		st.problem = CheckProblem(r.abs, r.rec.Head, e, func(commit string) (func(string) string, error) {
+			tree, err := g.loadTree(r.rec.Repo, commit)
+			if err != nil {
+				return nil, err
+			}
+			return func(p string) string {
+				if b, ok := tree.Blob(p); ok {
+					return b.ID
+				}
+				return ""
+			}, nil
+		})
+		switch {
+		case st.problem != "":
+			st.why = "its check record does not re-derive: " + st.problem
+		case !strings.HasPrefix(c.Network, "closed"):
+			st.why = fmt.Sprintf("its check ran with the network open (%s)", c.Network)
+		default:
+			st.verified = true
+		}
+	}
+	if g.fixStates == nil {
+		g.fixStates = map[*round.LedgerEntry]fixState{}
+	}
+	g.fixStates[e] = st
+	return st
+}
+
+// CheckProblem says why the check record of the ledger line e, in the
+// round folder dir whose round reviewed head, is not one spar wrote for a
+// verified fix ("" when it is): the fix is the line's commit, the head the
+// round's; each run's output is a regular file of the round under
+// round.ChecksDir whose sha256 the run names and whose size is at most the
+// bytes it counts; both before runs failed and both after runs passed,
+// none past its time limit; a regression of the project's check command
+// carries the user's words; each check file's blob ids are git's at the
+// head and at the fix. blobsAt gives the blob id of a path at a commit (""
+// when the commit has none there), one tree read per commit.
+func CheckProblem(dir, head string, e *round.LedgerEntry, blobsAt func(commit string) (func(path string) string, error)) string {
+	c := e.Check
+	if c == nil {
+		return ""
+	}
+	if e.Disposition != disposition.Fixed {
+		return fmt.Sprintf("a check on a %s line, which spar triage writes only on a fixed one", e.Disposition)
+	}
+	if strings.TrimSpace(c.Command) == "" {
+		return "its command is empty"
+	}
+	if c.Fix != strings.TrimSpace(e.Commit) {
+		return fmt.Sprintf("its fix %s is not the line's commit %s", c.Fix, strings.TrimSpace(e.Commit))
+	}
+	if c.Head != head {
+		return fmt.Sprintf("its head %s is not the head %s the round reviewed", c.Head, head)
+	}
+	if len(c.Before) != 2 {
+		return fmt.Sprintf("it has %d before runs, where spar runs the check twice at the head", len(c.Before))
+	}
+	if len(c.After) != 2 {
+		return fmt.Sprintf("it has %d after runs, where spar runs the check twice at the fix", len(c.After))
+	}
+	for i, run := range c.Before {
+		switch {
+		case run.TimedOut:
+			return fmt.Sprintf("before run %d timed out, and spar refuses a check past its time limit", i+1)
+		case run.Exit == 0:
+			return fmt.Sprintf("before run %d exited 0, and spar refuses a check that passes before the fix", i+1)
+		}
+	}
+	for i, run := range c.After {
+		switch {
+		case run.TimedOut:
+			return fmt.Sprintf("after run %d timed out, and spar refuses a check past its time limit", i+1)
+		case run.Exit != 0:
+			return fmt.Sprintf("after run %d exited %d, and spar refuses a check that fails at the fix", i+1, run.Exit)
+		}
+	}
+	type named struct {
+		what string
+		run  round.CheckRun
+	}
+	runs := []named{}
+	for i, run := range c.Before {
+		runs = append(runs, named{fmt.Sprintf("before run %d", i+1), run})
+	}
+	for i, run := range c.After {
+		runs = append(runs, named{fmt.Sprintf("after run %d", i+1), run})
+	}
+	if rg := c.Regression; rg != nil {
+		if rg.AtHead.Exit == 0 && rg.AtFix.Exit != 0 && strings.TrimSpace(rg.Allowed) == "" {
+			return fmt.Sprintf("the project's check command passed at the head and exited %d at the fix, with no --allow-regression words", rg.AtFix.Exit)
+		}
+		runs = append(runs, named{"the project's check at the head", rg.AtHead}, named{"the project's check at the fix", rg.AtFix})
+	}
+	for _, n := range runs {
+		if p := outputProblem(dir, n.run); p != "" {
+			return fmt.Sprintf("%s exited %d, but its output %s", n.what, n.run.Exit, p)
+		}
+	}
+	atHead, err := blobsAt(c.Head)
+	if err != nil {
+		return fmt.Sprintf("the tree of its head %s cannot be read (%s)", c.Head, oneLine(err.Error()))
+	}
+	atFix, err := blobsAt(c.Fix)
+	if err != nil {
+		return fmt.Sprintf("the tree of its fix %s cannot be read (%s)", c.Fix, oneLine(err.Error()))
+	}
+	for _, f := range c.Files {
+		if got := atHead(f.Path); got != f.AtHead {
+			return fmt.Sprintf("the check file %s is %s at the head, but git has %s there", f.Path, blobText(f.AtHead), blobText(got))
+		}
+		if got := atFix(f.Path); got != f.AtFix {
+			return fmt.Sprintf("the check file %s is %s at the fix, but git has %s there", f.Path, blobText(f.AtFix), blobText(got))
+		}
+	}
+	return ""
+}
+
+func blobText(id string) string {
+	if id == "" {
+		return "absent"
+	}
+	return "the blob " + id
+}
+
+// outputProblem says why run's output file is not the one the run names
+// ("" when it is).
+func outputProblem(dir string, run round.CheckRun) string {
+	out := run.Output
+	if out == "" || path.IsAbs(out) || path.Clean(out) != out || !strings.HasPrefix(out, round.ChecksDir+"/") || strings.Contains(out, "\\") {
+		return fmt.Sprintf("%q is not a file of the round under %s/", out, round.ChecksDir)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, round.ChecksDir)); err != nil || !fi.IsDir() {
+		return fmt.Sprintf("%s is not there: the round has no %s folder", out, round.ChecksDir)
+	}
+	p := filepath.Join(dir, filepath.FromSlash(out))
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s cannot be read (%s)", out, errText(err))
+	case !fi.Mode().IsRegular():
+		return fmt.Sprintf("%s is not a regular file", out)
+	case fi.Size() > run.Bytes:
+		return fmt.Sprintf("%s holds %d bytes, more than the %d the check wrote", out, fi.Size(), run.Bytes)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read (%s)", out, errText(err))
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, run.Bytes+1)); err != nil {
+		return fmt.Sprintf("%s cannot be read (%s)", out, errText(err))
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != run.SHA256 {
+		return fmt.Sprintf("%s is not the file its sha256 %s names (it has %s)", out, run.SHA256, sum)
+	}
+	return ""
+}
+
+// checkRecords: reason 8v. Every ledger line with a check, in every gated
+// round of the series, whatever verify_fixes says, is re-derived
+// (CheckProblem).
+func (g *gate) checkRecords(s *seriesData) {
+	for _, l := range s.listed {
+		r := l.gated()
+		if r == nil || r.pending || s.lacking(r) {
+			continue
+		}
+		for i := range r.ledger {
+			e := &r.ledger[i]
+			if e.Check == nil {
+				continue
+			}
+			st := g.checkOf(r, e)
+			if st.problem == "" {
+				continue
+			}
+			clear := "restore the round's check outputs and its ledger line as spar wrote them"
+			if r.last[e.Finding] == e {
+				clear += ", or verify the fix again: " + checkHint(s.dirOf(r), e.Finding, e.Commit, e.Check.Command)
+			}
+			g.reason("8v", "%s: round %s: %s's check record says %s: the record or its outputs were edited after spar wrote them; to clear: %s",
+				s.display, r.name, e.Finding, st.problem, clear)
+		}
+	}
+}
+
+// checkHint is the spar triage that verifies a fix claim: the line's
+// commit and the check's command when they are known.
+func checkHint(dir, id, commit, command string) string {
+	c := "REV"
+	if strings.TrimSpace(commit) != "" {
+		c = shellQuote(strings.TrimSpace(commit))
+	}
+	cmd := "'CMD'"
+	if strings.TrimSpace(command) != "" {
+		cmd = shellQuote(command)
+	}
+	return "spar triage " + shellQuote(dir) + " " + shellQuote(id) + " --as fixed --commit " + c + " --check " + cmd
+}
+
+// verifyRequired reads verify_fixes from the project configuration of the
+// gate's head commit (the latest round's head when the gate's does not
+// resolve; those reasons block already). A configuration that does not
+// read holds fixes to "required" (fail closed) and says why.
+func (g *gate) verifyRequired(s *seriesData) (required bool, why string) {
+	head := s.head
+	if head == "" {
+		head = s.latest.rec.Head
+	}
+	fc, err := g.fixChecksAt(s.repo, head)
+	if err != nil {
+		return true, fmt.Sprintf("the head commit's %s does not read (%s), so fixes are held as with verify_fixes = %q", config.ProjectFile, oneLine(err.Error()), config.VerifyRequired)
+	}
+	return fc.Verify == config.VerifyRequired, ""
+}
+
+// fixChecksAt is the verified-fix keys of the project configuration that
+// commit holds (the defaults when it holds none).
+func (g *gate) fixChecksAt(repo, commit string) (config.FixChecks, error) {
+	tree, err := g.loadTree(repo, commit)
+	if err != nil {
+		return config.FixChecks{}, err
+	}
+	b, ok := tree.Blob(config.ProjectFile)
+	if !ok {
+		return config.ProjectFixChecks(config.ProjectFile, nil)
+	}
+	if !b.IsRegular() {
+		return config.FixChecks{}, fmt.Errorf("%s is not a regular file", config.ProjectFile)
+	}
+	blobs, err := g.blobs(repo, []string{b.ID})
+	if err != nil {
+		return config.FixChecks{}, err
+	}
+	data := blobs[b.ID]
+	if data == nil {
+		data = []byte{}
+	}
+	return config.ProjectFixChecks(config.ProjectFile, data)
+}
+
+// verifiedFixes: reason 10v, the fix_claims of the record and the notes.
+// Each gated code round's defect whose deciding line is a fixed line the
+// rules table accepts is a fix claim, verified or not (checkOf). With verify_fixes = "required" at the
+// gate's head, every defect the gate closed through an unverified claim
+// (its own line, or the end of its duplicate chain) is open: 10v, or only
+// 8v when the claim's check record does not re-derive (that reason names
+// it and what clears it).
+func (g *gate) verifiedFixes(s *seriesData) {
+	if s.latest == nil {
+		return
+	}
+	type claim struct {
+		r *roundData
+		e *round.LedgerEntry
+	}
+	var claims []claim
+	for _, l := range s.listed {
+		r := l.gated()
+		if r == nil || r.rec.Stage != "code" {
+			continue
+		}
+		for i := range r.finds {
+			f := &r.finds[i]
+			if f.Class != envelope.ClassDefect {
+				continue
+			}
+			// A fixed line the rules table does not accept closes
+			// nothing (9 says why): no claim.
+			if e := r.last[f.ID]; e != nil && e.Disposition == disposition.Fixed {
+				if ok, _ := disposition.Closing(f.Class, r.rec.Stage, e); ok {
+					claims = append(claims, claim{r, e})
+				}
+			}
+		}
+	}
+	if len(claims) == 0 {
+		return
+	}
+	if !g.tallyOnly {
+		for _, c := range claims {
+			st := g.checkOf(c.r, c.e)
+			fc := FixClaim{Series: s.display, Round: c.r.name, Finding: c.e.Finding, Commit: strings.TrimSpace(c.e.Commit), Verified: st.verified, Why: st.why, r: c.r}
+			if c.e.Check != nil {
+				fc.Command, fc.Network = c.e.Check.Command, c.e.Check.Network
+			}
+			g.rec.FixClaims = append(g.rec.FixClaims, fc)
+		}
+	}
+	required, why := g.verifyRequired(s)
+	if !required {
+		return
+	}
+	cfg := fmt.Sprintf("the head commit's %s says verify_fixes = %q", config.ProjectFile, config.VerifyRequired)
+	if why != "" {
+		cfg = why
+	}
+	for _, l := range s.listed {
+		r := l.gated()
+		if r == nil {
+			continue
+		}
+		for i := range r.finds {
+			f := &r.finds[i]
+			if f.Class != envelope.ClassDefect {
+				continue
+			}
+			if _, open := g.open[r][f.ID]; open {
+				continue
+			}
+			if _, ok := s.repeatTarget(r, f); ok {
+				continue
+			}
+			v := s.judge(target{r, f})
+			if !v.closed || v.commit == "" || v.end.r == nil || v.end.r.rec.Stage != "code" {
+				continue
+			}
+			end := v.end.r.last[v.end.f.ID]
+			st := g.checkOf(v.end.r, end)
+			if st.verified {
+				continue
+			}
+			c := g.count(f.Class)
+			c.Closed--
+			c.Open++
+			g.state(r, f.ID, false)
+			claimWords := "fixed by the commit " + v.commit
+			if len(v.dups) > 0 {
+				claimWords = "duplicate chain " + v.chain + " ends in fixed by the commit " + v.commit
+			}
+			hint := ""
+			if !g.tallyOnly {
+				cmd := ""
+				if end.Check != nil {
+					cmd = end.Check.Command
+				}
+				hint = checkHint(s.dirOf(v.end.r), v.end.f.ID, v.commit, cmd)
+			}
+			g.judge(r, f.ID, claimWords+", but "+st.why+", and "+cfg, hint, true)
+			if st.problem != "" {
+				continue // 8v names it and what clears it
+			}
+			g.reason("10v", "%s: round %s: defect %s is open (%s, but %s: %s, and %s); to clear: verify the fix with a check that fails before it and passes after it: %s",
+				s.display, r.name, f.ID, claimWords, unverifiedWords(end), st.why, cfg, hint)
+		}
+	}
+}
+
+// fixClaimNotes are the notes of the fix claims no check verified whose
+// findings the gate counts closed, when the gate does not require verified
+// fixes (where it does, such a claim is a reason: 10v, or 8v).
+func (g *gate) fixClaimNotes(s *seriesData) []string {
+	if s.latest == nil {
+		return nil
+	}
+	if required, _ := g.verifyRequired(s); required {
+		return nil
+	}
+	var out []string
+	for _, c := range g.rec.FixClaims {
+		if c.Series != s.display || c.Verified {
+			continue
+		}
+		if _, open := g.open[c.r][c.Finding]; open || c.r == nil {
+			// Open all the same: its reason says why, and a claim that
+			// closes nothing needs no note.
+			continue
+		}
+		words := "is the agent's words"
+		if c.Command != "" {
+			words = "is not verified by its check"
+		}
+		out = append(out, fmt.Sprintf("%s: round %s: fixed %s by %s %s: %s (%s)",
+			s.display, c.Round, c.Finding, c.Commit, words, c.Why, checkHint(filepath.Join(s.display, c.Round), c.Finding, c.Commit, c.Command)))
+	}
+	return out
+}
+
+// unverifiedWords says what an unverified fix claim is (10v): the agent's
+// words when its line has no check, else a check that verifies nothing.
+func unverifiedWords(e *round.LedgerEntry) string {
+	if e == nil || e.Check == nil {
+		return "that claim is the agent's words"
+	}
+	return "its check verifies nothing"
+}
