@@ -6,7 +6,16 @@ package main
 import (
 	"os"
 
+	"github.com/jaekit/spar/lib/fixcheck"
+	"github.com/jaekit/spar/lib/sandbox"
 	"github.com/jaekit/spar/stage/spargate"
 )
 
-func main() { os.Exit(spargate.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// spar gate --rerun-checks runs fix checks through the sandbox's
+	// launcher and serves a Go check's build cache: both are this binary
+	// run again (docs/sandbox.md "Fix checks"); they never return then.
+	sandbox.Main()
+	fixcheck.Main()
+	os.Exit(spargate.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

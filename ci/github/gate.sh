@@ -20,7 +20,10 @@
 # configuration: the required reviewers are CI's own), GITHUB_WORKSPACE,
 # SPAR_MODE (review: only the rounds a trusted key signed count, the keys
 # of .jaekit/allowed_signers at the base), SPAR_SIGNERS (the trusted keys
-# as an allowed_signers text: the same in any mode), GITHUB_STEP_SUMMARY,
+# as an allowed_signers text: the same in any mode), SPAR_RERUN_CHECKS
+# (default true: every verified fix's check runs again in this job's
+# sandbox, spar gate --rerun-checks; false: the records alone),
+# GITHUB_STEP_SUMMARY,
 # GITHUB_OUTPUT, RUNNER_TEMP.
 set -u
 series=${SPAR_SERIES:?SPAR_SERIES: the series input is required}
@@ -117,6 +120,17 @@ elif [ "${SPAR_MODE:-gate}" = review ]; then
 	fi
 	set -- "$@" --signers-from "$signers_from"
 fi
+# A verified fix claim on the laptop is the agent's record: the job runs
+# each check again (docs/review-gate.md "Verified fix claims").
+case ${SPAR_RERUN_CHECKS:-true} in
+true) set -- "$@" --rerun-checks ;;
+false) ;;
+*)
+	echo "spar: rerun-checks \"$SPAR_RERUN_CHECKS\" is neither true nor false" >&2
+	echo "state=error" >>"$output"
+	exit 64
+	;;
+esac
 # One gate run writes every rendering of its one decision: the Markdown
 # report on stdout, the SARIF log and reviewdog's diagnostics to files.
 if [ -n "${SPAR_SARIF:-}" ]; then

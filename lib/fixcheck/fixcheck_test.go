@@ -13,6 +13,7 @@ import (
 	"github.com/jaekit/spar/lib/proctree"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/sandbox"
+	"github.com/jaekit/spar/lib/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -27,7 +28,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "subreaper:", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchTmpRm != "" {
+		workspace.MakeWritable(benchTmpRm)
+		os.RemoveAll(benchTmpRm)
+	}
+	os.Exit(code)
 }
 
 // repo makes a repository whose head has a bug (ratio.sh prints 1 for
@@ -241,12 +247,18 @@ func TestVerifiedFix_GoTestWithTheReadOnlyBuildCache(t *testing.T) {
 	write("r.go", "package r\n\nfunc Ratio(a, b int) int { return a / b }\n")
 	git("add", "-A")
 	git("commit", "-qm", "go head")
-	head = strings.TrimSpace(func() string { out, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output(); return string(out) }())
+	head = strings.TrimSpace(func() string {
+		out, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+		return string(out)
+	}())
 	write("r.go", "package r\n\nfunc Ratio(a, b int) int {\n\tif b == 0 {\n\t\treturn 0\n\t}\n\treturn a / b\n}\n")
 	write("r_test.go", "package r\n\nimport \"testing\"\n\nfunc TestRatio(t *testing.T) {\n\tif Ratio(1, 0) != 0 {\n\t\tt.Fatal(\"x\")\n\t}\n}\n")
 	git("add", "-A")
 	git("commit", "-qm", "go fix")
-	fix = strings.TrimSpace(func() string { out, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output(); return string(out) }())
+	fix = strings.TrimSpace(func() string {
+		out, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+		return string(out)
+	}())
 	res := run(t, dir, head, fix, "go test -count=1 ./...")
 	if res.Refusal != "" {
 		t.Fatalf("refused: %s", res.Refusal)

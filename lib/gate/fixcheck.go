@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/jaekit/spar/lib/fixcheck"
 	"io"
 	"os"
 	"path"
@@ -37,6 +39,11 @@ type fixState struct {
 	verified bool
 	// why is why it is not verified ("" when it is).
 	why string
+	// rerun is why the gate's own run of the check did not verify the
+	// fix again (--rerun-checks; "" when it did or did not run).
+	rerun string
+	// reran: the gate ran it again and it verified the fix.
+	reran bool
 }
 
 // checkOf re-derives the check of the ledger line e of round r, once per
@@ -69,6 +76,9 @@ func (g *gate) checkOf(r *roundData, e *round.LedgerEntry) fixState {
 			st.why = fmt.Sprintf("its check ran with the network open (%s)", c.Network)
 		default:
 			st.verified = true
+		}
+		if st.problem == "" && g.opts.RerunChecks {
+			g.rerunCheck(r, e, &st)
 		}
 	}
 	if g.fixStates == nil {
@@ -105,27 +115,10 @@ func CheckProblem(dir, head string, e *round.LedgerEntry, blobsAt func(commit st
 	if c.Head != head {
 		return fmt.Sprintf("its head %s is not the head %s the round reviewed", c.Head, head)
 	}
-	if len(c.Before) != 2 {
-		return fmt.Sprintf("it has %d before runs, where spar runs the check twice at the head", len(c.Before))
-	}
-	if len(c.After) != 2 {
-		return fmt.Sprintf("it has %d after runs, where spar runs the check twice at the fix", len(c.After))
-	}
-	for i, run := range c.Before {
-		switch {
-		case run.TimedOut:
-			return fmt.Sprintf("before run %d timed out, and spar refuses a check past its time limit", i+1)
-		case run.Exit == 0:
-			return fmt.Sprintf("before run %d exited 0, and spar refuses a check that passes before the fix", i+1)
-		}
-	}
-	for i, run := range c.After {
-		switch {
-		case run.TimedOut:
-			return fmt.Sprintf("after run %d timed out, and spar refuses a check past its time limit", i+1)
-		case run.Exit != 0:
-			return fmt.Sprintf("after run %d exited %d, and spar refuses a check that fails at the fix", i+1, run.Exit)
-		}
+	// The verdict on the runs is lib/fixcheck's, the rule spar triage
+	// applied before it wrote the line.
+	if why := fixcheck.Judge(*c); why != "" {
+		return "its runs do not verify the fix: " + why
 	}
 	type named struct {
 		what string
@@ -139,9 +132,6 @@ func CheckProblem(dir, head string, e *round.LedgerEntry, blobsAt func(commit st
 		runs = append(runs, named{fmt.Sprintf("after run %d", i+1), run})
 	}
 	if rg := c.Regression; rg != nil {
-		if rg.AtHead.Exit == 0 && rg.AtFix.Exit != 0 && strings.TrimSpace(rg.Allowed) == "" {
-			return fmt.Sprintf("the project's check command passed at the head and exited %d at the fix, with no --allow-regression words", rg.AtFix.Exit)
-		}
 		runs = append(runs, named{"the project's check at the head", rg.AtHead}, named{"the project's check at the fix", rg.AtFix})
 	}
 	for _, n := range runs {
@@ -210,6 +200,39 @@ func outputProblem(dir string, run round.CheckRun) string {
 	return ""
 }
 
+// rerunCheck runs the check of a line again, as spar triage ran it
+// (--rerun-checks): on the round's head with the fix's check files and on
+// the fix, in this job's sandbox. An outcome that does not verify the fix
+// (or a network that was not closed here) is reason 10r, and the claim is
+// not verified.
+func (g *gate) rerunCheck(r *roundData, e *round.LedgerEntry, st *fixState) {
+	c := e.Check
+	allowed := ""
+	if c.Regression != nil {
+		allowed = c.Regression.Allowed
+	}
+	ctx := g.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := fixcheck.Run(ctx, fixcheck.Request{Repo: r.rec.Repo, Head: c.Head, Fix: c.Fix, Command: c.Command,
+		AllowRegression: allowed, Environ: os.Environ(), Progress: g.opts.Progress})
+	switch {
+	case err != nil:
+		st.rerun = "it could not run: " + oneLine(err.Error())
+	case res.Refusal != "":
+		why, _, _ := strings.Cut(res.Refusal, "\n")
+		st.rerun = why
+	case !strings.HasPrefix(res.Check.Network, "closed"):
+		st.rerun = fmt.Sprintf("it ran with the network open here (%s)", res.Check.Network)
+	default:
+		st.reran = true
+		return
+	}
+	st.verified = false
+	st.why = "the gate ran its check again and it does not verify the fix: " + st.rerun
+}
+
 // checkRecords: reason 8v. Every ledger line with a check, in every gated
 // round of the series, whatever verify_fixes says, is re-derived
 // (CheckProblem).
@@ -225,6 +248,10 @@ func (g *gate) checkRecords(s *seriesData) {
 				continue
 			}
 			st := g.checkOf(r, e)
+			if st.rerun != "" {
+				g.reason("10r", "%s: round %s: %s's check %s did not verify the fix when the gate ran it again: %s; to clear: fix the check or the code, commit, and verify the fix again: %s",
+					s.display, r.name, e.Finding, shellQuote(e.Check.Command), st.rerun, checkHint(s.dirOf(r), e.Finding, "REV", e.Check.Command))
+			}
 			if st.problem == "" {
 				continue
 			}
@@ -334,7 +361,10 @@ func (g *gate) verifiedFixes(s *seriesData) {
 	if !g.tallyOnly {
 		for _, c := range claims {
 			st := g.checkOf(c.r, c.e)
-			fc := FixClaim{Series: s.display, Round: c.r.name, Finding: c.e.Finding, Commit: strings.TrimSpace(c.e.Commit), Verified: st.verified, Why: st.why, r: c.r}
+			fc := FixClaim{Series: s.display, Round: c.r.name, Finding: c.e.Finding, Commit: strings.TrimSpace(c.e.Commit), Verified: st.verified, Why: st.why, Rerun: st.rerun, r: c.r}
+			if st.reran {
+				fc.Rerun = "verified"
+			}
 			if c.e.Check != nil {
 				fc.Command, fc.Network = c.e.Check.Command, c.e.Check.Network
 			}

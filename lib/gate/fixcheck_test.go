@@ -74,13 +74,13 @@ func TestVerifiedFix_Rederive(t *testing.T) {
 		edit func(dir string, e *round.LedgerEntry)
 		want string
 	}{
-		{"before exit edited to 0", func(_ string, e *round.LedgerEntry) { e.Check.Before[0].Exit = 0 }, "before run 1 exited 0"},
-		{"after exit edited to 1", func(_ string, e *round.LedgerEntry) { e.Check.After[1].Exit = 1 }, "after run 2 exited 1"},
-		{"timed out", func(_ string, e *round.LedgerEntry) { e.Check.Before[1].TimedOut = true }, "before run 2 timed out"},
-		{"one before run", func(_ string, e *round.LedgerEntry) { e.Check.Before = e.Check.Before[:1] }, "1 before runs"},
+		{"before exit edited to 0", func(_ string, e *round.LedgerEntry) { e.Check.Before[0].Exit = 0 }, "it passed before the fix (exit 0"},
+		{"after exit edited to 1", func(_ string, e *round.LedgerEntry) { e.Check.After[1].Exit = 1 }, "its two runs after the fix disagree (exit 0, then 1"},
+		{"timed out", func(_ string, e *round.LedgerEntry) { e.Check.Before[1].TimedOut = true }, "run 2 before the fix passed its time limit"},
+		{"one before run", func(_ string, e *round.LedgerEntry) { e.Check.Before = e.Check.Before[:1] }, "the record has 1 runs before and 2 after"},
 		{"three after runs", func(_ string, e *round.LedgerEntry) {
 			e.Check.After = append(e.Check.After, e.Check.After[0])
-		}, "3 after runs"},
+		}, "2 runs before and 3 after"},
 		{"output edited", func(dir string, e *round.LedgerEntry) {
 			os.WriteFile(filepath.Join(dir, filepath.FromSlash(e.Check.Before[0].Output)), []byte("--- FAIL: TestRatiX\n"), 0o644)
 		}, "before run 1 exited 1, but its output .checks/codex-F1-1/before-1.txt is not the file its sha256"},
@@ -102,7 +102,7 @@ func TestVerifiedFix_Rederive(t *testing.T) {
 		{"blob at the head", func(_ string, e *round.LedgerEntry) { e.Check.Files[1].AtHead = "" }, "the check file ratio/helper_test.go is absent at the head, but git has the blob bbbb there"},
 		{"regression without words", func(_ string, e *round.LedgerEntry) {
 			e.Check.Regression = &round.Regression{Command: "make test", AtHead: e.Check.After[0], AtFix: e.Check.Before[0]}
-		}, "passed at the head and exited 1 at the fix, with no --allow-regression words"},
+		}, "passed on the round's head and fails on the fix (exit 1)"},
 		{"not a fixed line", func(_ string, e *round.LedgerEntry) { e.Disposition = "rejected" }, "a check on a rejected line"},
 	}
 	for _, c := range cases {

@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,6 +61,13 @@ type Options struct {
 	// (repository.go); "" finds it from the series folder, else the
 	// working folder.
 	Repo string
+	// RerunChecks is --rerun-checks: every check record that re-derives
+	// is run again (lib/fixcheck) and must verify its fix again
+	// (fixcheck.go, reason 10r). Context stops those runs; nil is
+	// Background. Progress gets a line per run.
+	RerunChecks bool
+	Context     context.Context
+	Progress    io.Writer
 }
 
 // seriesData is one series of the list.

@@ -51,6 +51,7 @@ var Codes = []struct {
 	{"9r", "a finding restates an earlier one whose decision does not hold"},
 	{"10", "a requirement-question is open"},
 	{"10v", "verify_fixes = \"required\" and a code-round defect's fix claim no check verified"},
+	{"10r", "--rerun-checks: a fix's check did not verify the fix when the gate ran it again"},
 	{"11", "a fixed finding's commit is not in the gate's head"},
 	{"11u", "a fixed finding's commit does not resolve"},
 	{"11s", "a shallow clone cannot tell whether the head holds a fix"},

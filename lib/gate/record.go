@@ -155,6 +155,10 @@ type FixClaim struct {
 	Command  string `json:"command,omitempty"`
 	Network  string `json:"network,omitempty"`
 	Why      string `json:"why,omitempty"`
+	// Rerun is what the gate's own run of the check gave under
+	// --rerun-checks: "verified", or why it did not verify the fix
+	// (absent without --rerun-checks or without a check).
+	Rerun string `json:"rerun,omitempty"`
 	// r is the claim's round (the notes ask whether its finding closed).
 	r *roundData
 }

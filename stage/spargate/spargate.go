@@ -5,11 +5,14 @@
 package spargate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 
 	"github.com/jaekit/spar/lib/atomic"
 	"github.com/jaekit/spar/lib/codehost"
@@ -24,7 +27,7 @@ import (
 
 const name = "spar-gate"
 
-const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--md FILE] [--rdjsonl FILE] [--codequality FILE] [--format FORMAT] [--repo DIR]
+const usage = `usage: spar-gate gate ROUND...|SERIES... [--expect-head REV] [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--sarif FILE] [--md FILE] [--rdjsonl FILE] [--codequality FILE] [--rerun-checks] [--format FORMAT] [--repo DIR]
        spar-gate cap-report SERIES [--format md|json]
        spar-gate status [SERIES|ROUND]... [--format text|json]
        spar-gate attest SERIES... --expect-head REV --key FILE [--expect-base REV] [--signers FILE | --signers-from REV] [--out FILE] [--record FILE] [--repo DIR]
@@ -67,6 +70,9 @@ gate        read the round folders in the given order and decide; a series
                      and --codequality is of the same decision as stdout,
                      written atomically, never where records live, an
                      existing FILE only when it is an earlier one
+  --rerun-checks     run every verified fix's check again (spar triage
+                     --check), in this job's sandbox: a check that does not
+                     verify its fix again blocks (reason 10r)
   --format FORMAT    stdout: json, the JSON record (default); md, a
                      Markdown report for a CI step summary or a pull-request
                      comment (verdict, rounds, findings, reasons); rdjsonl,
@@ -110,7 +116,7 @@ var (
 	// gateFormats are spar gate's --format values: the record, the
 	// Markdown report, and the code-host formats (lib/codehost).
 	gateFormats = []string{"json", "md", "rdjsonl", "codequality"}
-	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "md"}, {Name: "rdjsonl"}, {Name: "codequality"}, {Name: "format"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}}
+	gateFlags   = []cli.Flag{{Name: "expect-head"}, {Name: "expect-base"}, {Name: "out"}, {Name: "sarif"}, {Name: "md"}, {Name: "rdjsonl"}, {Name: "codequality"}, {Name: "format"}, {Name: "repo"}, {Name: "signers"}, {Name: "signers-from"}, {Name: "rerun-checks", Bool: true}}
 	capFlags    = []cli.Flag{{Name: "format"}}
 )
 
@@ -214,6 +220,15 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	folders := gate.Folders(rounds, series)
 	opts := gate.Options{Rounds: rounds, Series: series}
+	if v, ok := vals["rerun-checks"]; ok {
+		if v != "" {
+			return usageErr("gate: --rerun-checks takes no value")
+		}
+		// Each verified fix's check runs again here; Ctrl-C stops them.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		opts.RerunChecks, opts.Context, opts.Progress = true, ctx, stderr
+	}
 	opts.ExpectHead, opts.ExpectHeadGiven = vals["expect-head"]
 	opts.ExpectBase, opts.ExpectBaseGiven = vals["expect-base"]
 	if err := signersOptions("gate", vals, &opts); err != nil {

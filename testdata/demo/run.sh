@@ -131,9 +131,12 @@ run git commit -q -m 'compare tokens in constant time; the expiry test asserts'
 run git tag fix
 
 say "Triage: each defect is fixed by that commit, with the check that proves it"
+# --check: spar runs the test itself, offline in its sandbox, on the
+# reviewed head with the fix's new test (it must fail) and on the fix (it
+# must pass), and records both outputs with the line.
 run_to /dev/null spar triage reviews/login-link/code-1 rules-F1 --as fixed --commit fix \
-	--failed-before 'TestTokensComparedInConstantTime failed: app/auth.go:33: a token is compared with !=' \
-	--passed-after 'TestTokensComparedInConstantTime passes: Verify uses subtle.ConstantTimeCompare'
+	--check 'go test -count=1 -run TestTokensComparedInConstantTime ./checks'
+run sed -n '1,3p' reviews/login-link/code-1/.checks/rules-F1-1/before-1.txt
 run_to /dev/null spar triage reviews/login-link/code-1 checks-F1 --as fixed --commit fix \
 	--failed-before 'mutation check failed: TestLinkExpires passed with the expiry check removed from Verify' \
 	--passed-after 'mutation check passes: TestLinkExpires fails when Verify accepts a 16-minute-old link'
