@@ -369,3 +369,54 @@ func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
 		t.Errorf("text %q", txt)
 	}
 }
+
+// The same wrong claim returned in three rounds, triaged once as a
+// duplicate (no repeat_of) and once given repeat_of by the reviewer: the
+// loop counts neither as new, and the trend says the finding was restated
+// twice rather than converging (docs/review-gate.md §6).
+func TestLoopCountsDuplicatesOfEarlierFindingsAsRepeats(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := fixture.Repo(t, repo, 3)
+	cfg := filepath.Join(root, "spar.toml")
+	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SPAR_CONFIG", cfg)
+	type step struct {
+		Ledger   []round.LedgerEntry
+		RepeatOf string
+	}
+	for i, sp := range []step{
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "rejected", Evidence: "the handler saves first"}}},
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-1/codex-F1", OfRound: "code-1"}}},
+		{RepeatOf: "code-2/codex-F1"},
+	} {
+		n := i + 1
+		f := fixture.Finding{ID: "codex-F1", Class: "defect", RepeatOf: sp.RepeatOf}
+		spec := fixture.Spec{Dir: fmt.Sprintf("reviews/s/code-%d", n), Repo: "repo", Base: c[0], Head: c[n], Number: n,
+			StartedAt: fmt.Sprintf("2026-01-01T00:00:0%dZ", n), Required: []string{"codex"}, Reviewers: []string{"codex=completed"},
+			Findings: []fixture.Finding{f}, Ledger: sp.Ledger}
+		if err := fixture.Write(root, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := mustStatus(t, filepath.Join(root, "reviews", "s"))
+	if s.Convergence == nil || len(s.Convergence.Rounds) != 3 {
+		t.Fatalf("convergence %+v", s.Convergence)
+	}
+	type figs struct{ New, NewDefects, Repeats int }
+	var got []figs
+	for _, r := range s.Convergence.Rounds {
+		got = append(got, figs{r.New, r.NewDefects, r.Repeats})
+	}
+	if want := []figs{{1, 1, 0}, {0, 0, 1}, {0, 0, 1}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rounds' figures %+v, want %+v", got, want)
+	}
+	if want := "not converging: the same finding was restated 2 times (code-1/codex-F1, in code-2, code-3)"; s.Convergence.Trend != want {
+		t.Errorf("trend %q\nwant %q", s.Convergence.Trend, want)
+	}
+}
