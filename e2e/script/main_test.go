@@ -35,9 +35,12 @@ var cacheDir string
 // named after each stage, is put on PATH), so no test builds the stages.
 // The reviewer sandbox's launcher is this binary run again through
 // /proc/self/exe (docs/sandbox.md): sandbox.Main comes first.
-// fakeCodexKey is the fake codex's credential: spar run does not start a
-// codex it knows has none (preset.Login.KnownOut).
-const fakeCodexKey = "sk-fake-for-the-fake-codex"
+// fakeCodexKey and fakeClaudeKey are the fakes' credentials: spar run does
+// not start a codex or claude it knows has none (preset.Login.KnownOut).
+const (
+	fakeCodexKey  = "sk-fake-for-the-fake-codex"
+	fakeClaudeKey = "sk-fake-for-the-fake-claude"
+)
 
 func TestMain(m *testing.M) {
 	sandbox.Main()
@@ -64,8 +67,9 @@ func run(m *testing.M) int {
 	// reviewer sandbox (docs/sandbox.md). Script groups get their own
 	// environment (Params): only the sandbox group runs in it.
 	os.Setenv("SPAR_SANDBOX", "off")
-	// And with the fake codex's credential (Params sets it for scripts).
+	// And with the fakes' credentials (Params sets them for scripts).
 	os.Setenv("CODEX_API_KEY", fakeCodexKey)
+	os.Setenv("ANTHROPIC_API_KEY", fakeClaudeKey)
 	dir, err := os.MkdirTemp("", "spar-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

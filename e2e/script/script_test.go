@@ -52,10 +52,11 @@ func Params(dir string) testscript.Params {
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("SCRIPTDATA", scriptdata)
 			env.Setenv("FAKEBIN", filepath.Join(testdata, "fake"))
-			// The fake codex's credential: without one spar run does not
-			// start codex (docs/review-round.md "A CLI without
+			// The fakes' credentials: without one spar run does not
+			// start codex or claude (docs/review-round.md "A CLI without
 			// credentials"); a script that tests that sets it empty.
 			env.Setenv("CODEX_API_KEY", fakeCodexKey)
+			env.Setenv("ANTHROPIC_API_KEY", fakeClaudeKey)
 			if g := filepath.Base(dir); g != "sandbox" && g != "fixcheck" {
 				// The fakes of these groups log their arguments and read
 				// their results in $WORK, which holds the round: only the

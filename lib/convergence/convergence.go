@@ -41,6 +41,23 @@ type Round struct {
 	// (lib/gate convergenceRounds): a reviewer that returns a rejected claim
 	// again is not made to look precise by its duplicates.
 	Rejected map[string]bool
+	// Restates are the findings without repeat_of that the ledger triaged
+	// as duplicates of an earlier round's finding: id -> <round>/<id>, the
+	// first finding of its duplicate chain that lies in an earlier round
+	// (lib/gate restatedThrough, the gate's one duplicate walk). The loop
+	// counts each as a repeat of that finding, as if it carried repeat_of:
+	// the same claim returned round after round is not new each time.
+	Restates map[string]string
+}
+
+// restates is the earlier finding f restates (<round>/<id>): its
+// repeat_of, else the earlier finding the ledger made it a duplicate of;
+// "" when none.
+func (r *Round) restates(f *envelope.Finding) string {
+	if f.RepeatOf != nil {
+		return f.RepeatOf.Round + "/" + f.RepeatOf.Finding
+	}
+	return r.Restates[f.ID]
 }
 
 // RoundFigures are one counted round's figures, its reruns' findings
@@ -117,8 +134,10 @@ func Of(rounds []Round, contains Contains) Report {
 		}
 		mine := map[string]bool{}
 		tallyReviewers(r, reviewers, &reviewerOrder)
-		for _, f := range r.Findings {
-			if f.RepeatOf == nil {
+		for i := range r.Findings {
+			f := &r.Findings[i]
+			of := r.restates(f)
+			if of == "" {
 				fig.New++
 				if f.Class == envelope.ClassDefect {
 					fig.NewDefects++
@@ -126,7 +145,6 @@ func Of(rounds []Round, contains Contains) Report {
 				continue
 			}
 			fig.Repeats++
-			of := f.RepeatOf.Round + "/" + f.RepeatOf.Finding
 			mine[of] = true
 			root := rootOf(of, byName)
 			if !slices.Contains(restated[root], owner) {
@@ -206,7 +224,8 @@ func tally(rv *ReviewerFigures, e *round.LedgerEntry) {
 	}
 }
 
-// rootOf follows repeat_of links back to the finding first reported.
+// rootOf follows repeat_of links (and the duplicates Restates names) back
+// to the finding first reported.
 func rootOf(key string, byName map[string]*Round) string {
 	seen := map[string]bool{key: true}
 	for {
@@ -216,9 +235,9 @@ func rootOf(key string, byName map[string]*Round) string {
 			return key
 		}
 		var next string
-		for _, f := range r.Findings {
-			if f.ID == id && f.RepeatOf != nil {
-				next = f.RepeatOf.Round + "/" + f.RepeatOf.Finding
+		for i := range r.Findings {
+			if r.Findings[i].ID == id {
+				next = r.restates(&r.Findings[i])
 			}
 		}
 		if next == "" || seen[next] {

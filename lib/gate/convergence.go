@@ -31,7 +31,7 @@ func convergenceRounds(rounds []*roundData) []convergence.Round {
 			continue
 		}
 		cr := convergence.Round{Name: r.name, Stage: r.rec.Stage, Head: r.rec.Head, Counted: r.rec.Cap.Counted,
-			FollowUp: r.rec.FollowUp, Findings: finds, Last: r.last, Rejected: s.rejectedThrough(r)}
+			FollowUp: r.rec.FollowUp, Findings: finds, Last: r.last, Rejected: s.rejectedThrough(r), Restates: s.restatedThrough(r)}
 		if r.rec.Cap.RerunOf != nil {
 			cr.RerunOf = filepath.Base(*r.rec.Cap.RerunOf)
 		}
@@ -66,6 +66,29 @@ func (s *seriesData) rejectedThrough(r *roundData) map[string]bool {
 		case e == nil || e.Disposition == disposition.Duplicate:
 			if t, ok := s.repeatTarget(r, f); ok && endsRejected(t) {
 				out[f.ID] = true
+			}
+		}
+	}
+	return out
+}
+
+// restatedThrough are the findings of r without repeat_of that the ledger
+// triaged as duplicates of an earlier round's finding
+// (convergence.Round.Restates, docs/review-gate.md §6): each to the first
+// finding of its duplicate chain (dupWalk, the gate's one walk) that lies
+// in an earlier round. A duplicate of a finding of its own round whose
+// chain stays in the round restates nothing earlier.
+func (s *seriesData) restatedThrough(r *roundData) map[string]string {
+	out := map[string]string{}
+	for i := range r.finds {
+		f := &r.finds[i]
+		if f.RepeatOf != nil {
+			continue
+		}
+		for _, t := range s.dupWalk(target{r, f}).path[1:] {
+			if s.index[t.r] < s.index[r] {
+				out[f.ID] = t.r.name + "/" + t.f.ID
+				break
 			}
 		}
 	}

@@ -163,11 +163,26 @@ func clipText(s string, n int) string {
 // decision back and close the repeat by it (docs/trust.md "Follow-up rounds
 // and repeats").
 func (s *seriesData) carriesBack(rep, t target) string {
+	return s.reachesRestated(rep, s.dupWalk(rep).path[1:], t)
+}
+
+// dupClosesRepeat says whether triaging rep as a duplicate of d would
+// close it as far as reason 9r goes: not when rep restates a finding t
+// (repeat_of) and d's duplicate chain reaches t or a finding t's chain
+// leads to (carriesBack). spar status suggests no such triage.
+func (s *seriesData) dupClosesRepeat(rep, d target) bool {
+	t, ok := s.repeatTarget(rep.r, rep.f)
+	return !ok || s.reachesRestated(rep, s.dupWalk(d).path, t) == ""
+}
+
+// reachesRestated is carriesBack's why for a duplicate chain of rep: the
+// first finding of chain on t's own duplicate chain; "" when none.
+func (s *seriesData) reachesRestated(rep target, chain []target, t target) string {
 	restated := map[*finding]int{}
 	for i, c := range s.dupWalk(t).path {
 		restated[c.f] = i
 	}
-	for _, c := range s.dupWalk(rep).path[1:] {
+	for _, c := range chain {
 		i, ok := restated[c.f]
 		if !ok {
 			continue

@@ -340,6 +340,12 @@ func seriesStatus(series string) SeriesStatus {
 				// a duplicate needs no suggestion.
 				continue
 			}
+			if rep, d := m.r.byID[m.f.ID], first.r.byID[first.f.ID]; rep != nil && d != nil && !s.dupClosesRepeat(target{m.r, rep}, target{first.r, d}) {
+				// A repeat of the first (or of a finding its chain
+				// leads to): that duplicate would close nothing (the
+				// gate's 9r); the gate's triage stays the advice.
+				continue
+			}
 			of := first.r.name + "/" + first.f.ID
 			if first.r == m.r {
 				of = first.f.ID

@@ -369,3 +369,129 @@ func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
 		t.Errorf("text %q", txt)
 	}
 }
+
+// The same wrong claim returned in three rounds, triaged once as a
+// duplicate (no repeat_of) and once given repeat_of by the reviewer: the
+// loop counts neither as new, and the trend says the finding was restated
+// twice rather than converging (docs/review-gate.md §6).
+func TestLoopCountsDuplicatesOfEarlierFindingsAsRepeats(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := fixture.Repo(t, repo, 3)
+	cfg := filepath.Join(root, "spar.toml")
+	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SPAR_CONFIG", cfg)
+	type step struct {
+		Ledger   []round.LedgerEntry
+		RepeatOf string
+	}
+	for i, sp := range []step{
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "rejected", Evidence: "the handler saves first"}}},
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-1/codex-F1", OfRound: "code-1"}}},
+		{RepeatOf: "code-2/codex-F1"},
+	} {
+		n := i + 1
+		f := fixture.Finding{ID: "codex-F1", Class: "defect", RepeatOf: sp.RepeatOf}
+		spec := fixture.Spec{Dir: fmt.Sprintf("reviews/s/code-%d", n), Repo: "repo", Base: c[0], Head: c[n], Number: n,
+			StartedAt: fmt.Sprintf("2026-01-01T00:00:0%dZ", n), Required: []string{"codex"}, Reviewers: []string{"codex=completed"},
+			Findings: []fixture.Finding{f}, Ledger: sp.Ledger}
+		if err := fixture.Write(root, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := mustStatus(t, filepath.Join(root, "reviews", "s"))
+	if s.Convergence == nil || len(s.Convergence.Rounds) != 3 {
+		t.Fatalf("convergence %+v", s.Convergence)
+	}
+	type figs struct{ New, NewDefects, Repeats int }
+	var got []figs
+	for _, r := range s.Convergence.Rounds {
+		got = append(got, figs{r.New, r.NewDefects, r.Repeats})
+	}
+	if want := []figs{{1, 1, 0}, {0, 0, 1}, {0, 0, 1}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rounds' figures %+v, want %+v", got, want)
+	}
+	if want := "not converging: the same finding was restated 2 times (code-1/codex-F1, in code-2, code-3)"; s.Convergence.Trend != want {
+		t.Errorf("trend %q\nwant %q", s.Convergence.Trend, want)
+	}
+}
+
+// A finding that restates an earlier one closed as fixed (repeat_of), at
+// the same place, so that it also corroborates it: spar status's next
+// command is the gate's advice for reason 9r (a triage by the restated
+// finding's class), never a duplicate triage of the finding it restates,
+// which the gate holds closes nothing (docs/review-gate.md §3, 9r).
+// The restatement comes from the same reviewer or from another one (then
+// the two findings corroborate each other).
+func TestStatus_RestatedFindingAdviceMatchesGate(t *testing.T) {
+	for _, by := range []string{"codex", "claude"} {
+		t.Run(by, func(t *testing.T) { restatedAdviceMatchesGate(t, by) })
+	}
+}
+
+func restatedAdviceMatchesGate(t *testing.T, by string) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := fixture.Repo(t, repo, 3)
+	cfg := filepath.Join(root, "spar.toml")
+	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n\n[[reviewers]]\nname = \"claude\"\npreset = \"claude\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SPAR_CONFIG", cfg)
+	for _, spec := range []fixture.Spec{
+		{Dir: "reviews/s/code-1", Repo: "repo", Base: c[0], Head: c[1], Number: 1, StartedAt: "2026-01-01T00:00:01Z",
+			Required: []string{"codex", "claude"}, Reviewers: []string{"codex=completed", "claude=completed"},
+			// An id no result numbers so: the fixture writes the finding as
+			// given, at the place it gives the repeat (app/main.go:1).
+			Findings: []fixture.Finding{{ID: "codex-F9", Class: "defect"}},
+			Ledger: []round.LedgerEntry{{Finding: "codex-F9", Disposition: "fixed", Commit: c[2],
+				FailedBefore: "go test ./app failed", PassedAfter: "go test ./app passed"}}},
+		{Dir: "reviews/s/code-2", Repo: "repo", Base: c[0], Head: c[2], Number: 2, StartedAt: "2026-01-01T00:00:02Z",
+			Required: []string{"codex", "claude"}, Reviewers: []string{"codex=completed", "claude=completed"},
+			Findings: []fixture.Finding{{ID: by + "-F1", Class: "defect", RepeatOf: "code-1/codex-F9"}}},
+	} {
+		if err := fixture.Write(root, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "-C", repo, "update-ref", "refs/heads/main", c[2]).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	series := filepath.Join(root, "reviews", "s")
+	s := mustStatus(t, series)
+	rep := Explain(Options{Series: []string{series}})
+	var clear string
+	for _, r := range rep.Reasons {
+		if strings.Contains(r.Problem, "restates code-1/codex-F9") {
+			clear = r.Clear
+		}
+	}
+	if clear == "" {
+		t.Fatalf("the gate gives no reason for the restated finding: %q", rep.Record.Reasons)
+	}
+	// "fix it in a new commit and review the new head, then spar triage …"
+	i := strings.Index(clear, "spar triage ")
+	if i < 0 || !strings.Contains(clear, "--as fixed") {
+		t.Fatalf("the gate's advice %q", clear)
+	}
+	gateCmd := clear[i:]
+	if i := strings.Index(gateCmd, " (or "); i >= 0 {
+		gateCmd = gateCmd[:i]
+	}
+	if s.Next != gateCmd {
+		t.Errorf("status's next command %q\nthe gate's %q", s.Next, gateCmd)
+	}
+	for _, cr := range s.Corroborated {
+		if len(cr.Duplicates) > 0 {
+			t.Errorf("status suggests a duplicate of the finding it restates: %q", cr.Duplicates)
+		}
+	}
+}

@@ -1,9 +1,13 @@
 package preset
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -26,9 +30,20 @@ type Login struct {
 	Files []CredentialFile
 	// Providers are the CLI's own configuration files that may name a
 	// provider needing none of the credentials above (codex's config.toml:
-	// its own env_key, a local server): one that exists means spar cannot
-	// tell from outside that a run would fail (KnownOut).
-	Providers []CredentialFile
+	// its own env_key, a local server; claude's settings: an apiKeyHelper,
+	// credential variables in their env): one that exists, and holds one
+	// of ProviderWords when there are any, means spar cannot tell from
+	// outside that a run would fail (KnownOut).
+	Providers     []CredentialFile
+	ProviderWords []string
+	// Elsewhere are variables that point the CLI at another endpoint
+	// (claude's ANTHROPIC_BASE_URL: a gateway, a local mock): one set and
+	// not empty means spar cannot tell from outside (KnownOut).
+	Elsewhere []string
+	// Keychain are the systems (runtime.GOOS) on which the CLI may keep its
+	// login where no file check sees it (claude on macOS: the Keychain):
+	// there spar never knows it out.
+	Keychain []string
 	// Command is what the user runs to log in.
 	Command string
 	// Silent: the CLI never says it is not logged in when it runs (codex
@@ -48,9 +63,15 @@ type Login struct {
 func LoginOf(preset string) *Login {
 	switch preset {
 	case "claude":
+		env := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"}
+		elsewhere := []string{"ANTHROPIC_BASE_URL"}
 		return &Login{Args: []string{"auth", "status"},
-			Env:     []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"},
-			Files:   []CredentialFile{{DirEnv: "CLAUDE_CONFIG_DIR", HomeDir: ".claude", Name: ".credentials.json"}},
+			Env:   env,
+			Files: []CredentialFile{{DirEnv: "CLAUDE_CONFIG_DIR", HomeDir: ".claude", Name: ".credentials.json"}},
+			Providers: []CredentialFile{{DirEnv: "CLAUDE_CONFIG_DIR", HomeDir: ".claude", Name: "settings.json"},
+				{At: "/etc/claude-code/managed-settings.json"}},
+			ProviderWords: append(append([]string{"apiKeyHelper"}, env...), elsewhere...),
+			Elsewhere:     elsewhere, Keychain: []string{"darwin"},
 			Command: "claude auth login", state: claudeLogin}
 	case "codex":
 		return &Login{Args: []string{"login", "status"}, Env: []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
@@ -61,12 +82,15 @@ func LoginOf(preset string) *Login {
 	return nil
 }
 
-// CredentialFile is a CLI's credential file: Name in the folder DirEnv
-// names, else in HomeDir of the home folder.
-type CredentialFile struct{ DirEnv, HomeDir, Name string }
+// CredentialFile is a CLI's credential file: At when set (a fixed place),
+// else Name in the folder DirEnv names, else in HomeDir of the home folder.
+type CredentialFile struct{ DirEnv, HomeDir, Name, At string }
 
 // Path is the file's path for the environment getenv and the home folder.
 func (c CredentialFile) Path(getenv func(string) string, home string) string {
+	if c.At != "" {
+		return c.At
+	}
 	if d := getenv(c.DirEnv); d != "" {
 		return filepath.Join(d, c.Name)
 	}
@@ -89,19 +113,42 @@ func (l *Login) HasCredentials(getenv func(string) string, home string) bool {
 	return false
 }
 
+// goos is the system KnownOut checks Keychain against (tests set it).
+var goos = runtime.GOOS
+
 // KnownOut reports whether spar knows, without starting the CLI, that a
 // run of it would reach no model (docs/review-round.md "A CLI without
-// credentials"): a Silent CLI (it never says so itself, and spends its time
-// retrying: codex 0.169.0, 32 s of "Connection failed") with no credentials
-// (HasCredentials) and none of its provider configuration files. A CLI
-// that says it is not logged in (claude) is started: it refuses at once.
+// credentials"), so that a round does not start it (codex 0.169.0 spends
+// 32 s retrying "Connection failed"; claude starts, then refuses): no
+// credentials (HasCredentials), no variable pointing it elsewhere, none of
+// its provider configuration files that could name credentials, and not a
+// system where its login may live out of sight (Keychain). Anything spar
+// cannot read counts as a login it cannot see.
 func (l *Login) KnownOut(getenv func(string) string, home string) bool {
-	if !l.Silent || l.HasCredentials(getenv, home) {
+	if slices.Contains(l.Keychain, goos) || l.HasCredentials(getenv, home) {
 		return false
 	}
-	for _, f := range l.Providers {
-		if _, err := os.Stat(f.Path(getenv, home)); err == nil {
+	for _, v := range l.Elsewhere {
+		if getenv(v) != "" {
 			return false
+		}
+	}
+	for _, f := range l.Providers {
+		p := f.Path(getenv, home)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if len(l.ProviderWords) == 0 {
+			return false
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		for _, w := range l.ProviderWords {
+			if strings.Contains(string(b), w) {
+				return false
+			}
 		}
 	}
 	return true

@@ -72,19 +72,21 @@ func (p Probe) Ready() bool { return p.Starts() && p.LoginCommand == "" }
 // pathEnv and, for a preset with a version check, runs it (at most
 // ProbeVersionLimit, stdin /dev/null, in the temporary folder, its own
 // process group). A command's argv[0] is resolved as written: its
-// placeholders name round files.
-func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
+// placeholders name round files. repo is the repository under review ("":
+// none): the sandbox of a round protects it (sandboxFor), and so does the
+// probe's.
+func ProbeReviewer(r envelope.Reviewer, pathEnv, repo string) Probe {
 	pr := Locate(r, pathEnv)
 	if pr.Exe == "" {
 		return pr
 	}
-	pr.Denied = sandboxDenies(r, pr.Exe, pathEnv)
+	pr.Denied = sandboxDenies(r, pr.Exe, pathEnv, repo)
 	p, err := preset.Get(r.Preset)
 	if err != nil {
 		return pr
 	}
 	if va := p.VersionArgs(); va != nil {
-		pr.Version, pr.VersionNote, pr.Boxed = probeVersion(r, pr.Exe, va, pathEnv)
+		pr.Version, pr.VersionNote, pr.Boxed = probeVersion(r, pr.Exe, va, pathEnv, repo)
 	}
 	if lg := preset.LoginOf(r.Preset); lg != nil {
 		pr.LoginCommand, pr.LoginNote = probeLogin(pr.Exe, lg)
@@ -95,8 +97,11 @@ func ProbeReviewer(r envelope.Reviewer, pathEnv string) Probe {
 // sandboxDenies is what the sandbox of a round would deny reviewer r,
 // whose executable resolved to exe, of what it needs to start (Probe.Denied;
 // nil when the sandbox is off or Landlock is not there). The policy is a
-// round's (sandboxFor) without its round: its inputs are granted anyway.
-func sandboxDenies(r envelope.Reviewer, exe, pathEnv string) []string {
+// round's (sandboxFor), the repository repo protected as a round protects
+// it (an executable's install folder inside it is not granted), without
+// its round: its inputs are granted anyway, and the round folder and its
+// series, which doctor does not know, usually lie in the repository.
+func sandboxDenies(r envelope.Reviewer, exe, pathEnv, repo string) []string {
 	if sandbox.CurrentMode() == sandbox.Off {
 		return nil
 	}
@@ -107,7 +112,7 @@ func sandboxDenies(r envelope.Reviewer, exe, pathEnv string) []string {
 	if r.Preset == envelope.PresetCommand && len(r.Argv) > 1 {
 		argv = append(argv, r.Argv[1:]...)
 	}
-	box := sandboxFor(Reviewer{Config: r}, r.Preset, exe)
+	box := sandboxFor(Reviewer{Config: r, Repo: repo}, r.Preset, exe)
 	box.DryRun = true
 	return sandbox.Unreachable(sandbox.For(box), sandbox.Needs(argv, pathEnv))
 }
@@ -222,23 +227,24 @@ func NoneStarts(rs []envelope.Reviewer, pathEnv string) string {
 }
 
 // ProbeAll probes every reviewer at once (their version checks overlap)
-// and returns the probes in the given order.
-func ProbeAll(rs []envelope.Reviewer, pathEnv string) []Probe {
+// and returns the probes in the given order (ProbeReviewer: repo is the
+// repository under review, "" when none).
+func ProbeAll(rs []envelope.Reviewer, pathEnv, repo string) []Probe {
 	out := make([]Probe, len(rs))
 	var wg sync.WaitGroup
 	for i := range rs {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			out[i] = ProbeReviewer(rs[i], pathEnv)
+			out[i] = ProbeReviewer(rs[i], pathEnv, repo)
 		}(i)
 	}
 	wg.Wait()
 	return out
 }
 
-func probeVersion(r envelope.Reviewer, exe string, args []string, pathEnv string) (version, note, boxed string) {
-	out, errs, exit, why, boxed := probeBoxed(r, exe, args, pathEnv)
+func probeVersion(r envelope.Reviewer, exe string, args []string, pathEnv, repo string) (version, note, boxed string) {
+	out, errs, exit, why, boxed := probeBoxed(r, exe, args, pathEnv, repo)
 	switch {
 	case why != "":
 		return "", why, boxed
@@ -255,17 +261,17 @@ func probeVersion(r envelope.Reviewer, exe string, args []string, pathEnv string
 // probeBoxed runs exe with args as a round runs the version check
 // (runProcess: in the sandbox, with the allowlisted environment, its own
 // process group), at most ProbeVersionLimit, in an empty folder standing
-// for the workspace: its stdout, stderr and exit code, or why it did not
-// run to its end; boxed is the sandbox's part when it could not start for
+// for the workspace, the repository repo protected as in a round: its
+// stdout, stderr and exit code, or why it did not run to its end; boxed is the sandbox's part when it could not start for
 // a permission or ended 126 or 127 or with "Permission denied" (see
 // sandboxDenial), "" otherwise.
-func probeBoxed(r envelope.Reviewer, exe string, args []string, pathEnv string) (stdout, stderr string, exit int, why, boxed string) {
+func probeBoxed(r envelope.Reviewer, exe string, args []string, pathEnv, repo string) (stdout, stderr string, exit int, why, boxed string) {
 	ws, err := os.MkdirTemp("", "spar-doctor-")
 	if err != nil {
 		return "", "", -1, err.Error(), ""
 	}
 	defer os.RemoveAll(ws)
-	box := sandboxFor(Reviewer{Config: r, Workspace: ws}, r.Preset, exe)
+	box := sandboxFor(Reviewer{Config: r, Workspace: ws, Repo: repo}, r.Preset, exe)
 	box.DryRun = true
 	out, errs := &sink{limit: 64 << 10}, &sink{limit: 64 << 10}
 	argv := append([]string{exe}, args...)

@@ -19,7 +19,8 @@ const maxHops = 4
 
 // Needs lists what starting argv reads and executes beyond the system
 // folders' programs: argv[0]; the interpreter its #! line names
-// (`/usr/bin/env NAME`: NAME looked up in pathEnv), and that one's in
+// (`/usr/bin/env NAME`, with env's options and assignments before NAME as
+// in `/usr/bin/env -S python3 -u`: NAME looked up in pathEnv), and that one's in
 // turn; the program a shim (a shell script whose line `exec "/abs/path"`
 // hands over, as pyenv's and asdf's do) runs; each later argument that is
 // the absolute path of an existing file or folder. Each path once, in that
@@ -51,8 +52,14 @@ func Needs(argv []string, pathEnv string) []string {
 		case interp == "":
 		case filepath.Base(interp) == "env" && arg != "":
 			add(interp)
-			if p, err := lookPath(strings.Fields(arg)[0], pathEnv); err == nil {
-				next = p
+			switch prog := envProgram(arg); {
+			case prog == "":
+			case strings.Contains(prog, "/"):
+				next = prog
+			default:
+				if p, err := lookPath(prog, pathEnv); err == nil {
+					next = p
+				}
 			}
 		default:
 			next = interp
@@ -97,6 +104,42 @@ func shebang(path string) (interp, arg string) {
 	return fields[0], strings.Join(fields[1:], " ")
 }
 
+// envProgram is the program a `#!/usr/bin/env …` line runs, from the
+// rest of the line: past env's options (-S and --split-string, whose
+// value is split into the words that follow; -i, -0, -v and the like;
+// -u NAME, -C DIR and their joined forms), its NAME=VALUE assignments and
+// a `--`. "" when none is named.
+func envProgram(arg string) string {
+	words := strings.Fields(arg)
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--":
+			if i+1 < len(words) {
+				return words[i+1]
+			}
+			return ""
+		case w == "-S" || w == "--split-string":
+			// Its value is the words that follow.
+		case w == "-u" || w == "--unset" || w == "-C" || w == "--chdir":
+			i++ // the option's value
+		case strings.HasPrefix(w, "--split-string="):
+			words = append(append(words[:i+1:i+1], strings.Fields(strings.TrimPrefix(w, "--split-string="))...), words[i+1:]...)
+		case strings.HasPrefix(w, "-S"):
+			// -Spython3: the value joined to the option.
+			words = append(append(words[:i+1:i+1], strings.Fields(w[2:])...), words[i+1:]...)
+		case strings.HasPrefix(w, "-"):
+			// -i, -0, -v, --ignore-environment, -uNAME, --unset=NAME,
+			// -CDIR, --chdir=DIR, a lone "-": nothing to skip beyond it.
+		case strings.Contains(w, "="):
+			// NAME=VALUE
+		default:
+			return w
+		}
+	}
+	return ""
+}
+
 // shimLine is a shim's hand-over: `exec "/abs/path" …` (pyenv, rbenv,
 // asdf, nodenv).
 var shimLine = regexp.MustCompile(`^\s*exec\s+"?(/[^"\s]+)"?`)
@@ -107,7 +150,7 @@ func shimTarget(path string) string {
 	interp, arg := shebang(path)
 	shell := filepath.Base(interp)
 	if shell == "env" {
-		shell = arg
+		shell = filepath.Base(envProgram(arg))
 	}
 	switch shell {
 	case "sh", "bash", "dash", "zsh", "ksh":

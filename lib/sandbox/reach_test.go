@@ -50,3 +50,44 @@ func TestNeedsAndUnreachable(t *testing.T) {
 		t.Errorf("DeniedIn: %q", den)
 	}
 }
+
+// envProgram reads the program of a `#!/usr/bin/env …` line past env's
+// options and assignments; Needs then looks that program up, so that
+// `#!/usr/bin/env -S python3 -u` needs python3 (not "-S").
+func TestEnvProgram(t *testing.T) {
+	for arg, want := range map[string]string{
+		"python3":                        "python3",
+		"-S python3 -u":                  "python3",
+		"-S python3 -u -X dev":           "python3",
+		"-Spython3 -u":                   "python3",
+		"--split-string=python3 -u":      "python3",
+		"-i PYTHONPATH=/x python3":       "python3",
+		"-u HOME -C /tmp python3":        "python3",
+		"--unset=HOME --chdir=/tmp node": "node",
+		"-S A=1 B=2 python3":             "python3",
+		"-- python3":                     "python3",
+		"-v -S /opt/py/bin/python3 -E":   "/opt/py/bin/python3",
+		"-i":                             "",
+		"-S":                             "",
+	} {
+		if got := envProgram(arg); got != want {
+			t.Errorf("envProgram(%q) = %q, want %q", arg, got, want)
+		}
+	}
+
+	dir := t.TempDir()
+	py := filepath.Join(dir, "bin", "python3")
+	if err := os.MkdirAll(filepath.Dir(py), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(py, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "review.py")
+	if err := os.WriteFile(script, []byte("#!/usr/bin/env -S python3 -u\nprint(1)\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Needs([]string{script}, filepath.Dir(py)+":/usr/bin:/bin"); !slices.Equal(got, []string{script, "/usr/bin/env", py}) {
+		t.Errorf("Needs of an env -S script: %q, want %q", got, []string{script, "/usr/bin/env", py})
+	}
+}

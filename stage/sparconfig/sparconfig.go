@@ -175,7 +175,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", cli.Command(name), w)
 	}
 	if check {
-		return checkReviewers(c, outside, stdout)
+		repo := ""
+		if outside == "" {
+			// The repository the sandbox of a round protects: doctor's
+			// probe protects it too (runner.ProbeReviewer).
+			repo, _ = config.RepoRoot(o.Repo)
+		}
+		return checkReviewers(c, outside, repo, stdout)
 	}
 	if record {
 		b, err := pipe.MarshalIndent(c)
@@ -198,14 +204,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 // checkReviewers prints the setup check of spar config --check (docs/usage.md
 // "Setup check"): the line outside says why the project configuration was
 // not read (when not ""), one line per reviewer, then ok, or the refusal
-// saying what to do.
-func checkReviewers(c *envelope.Config, outside string, stdout io.Writer) error {
+// saying what to do. repo is the repository under review ("": none).
+func checkReviewers(c *envelope.Config, outside, repo string, stdout io.Writer) error {
 	var b strings.Builder
 	if outside != "" {
 		fmt.Fprintf(&b, "%s\n", outside)
 	}
 	fmt.Fprintf(&b, "reviewers from %s:\n", config.DescribeSource(c))
-	probes := runner.ProbeAll(c.Reviewers, os.Getenv("PATH"))
+	probes := runner.ProbeAll(c.Reviewers, os.Getenv("PATH"), repo)
 	for _, p := range probes {
 		fmt.Fprintf(&b, "  %s\n", p.Line())
 	}

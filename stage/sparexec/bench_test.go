@@ -35,6 +35,10 @@ echo two > a.txt; git commit -q -am head`
 		}
 		return strings.TrimSpace(string(out))
 	}
+	// The fakes' credentials: spar-exec does not start a claude or codex it
+	// knows has none (preset.Login.KnownOut).
+	b.Setenv("ANTHROPIC_API_KEY", "sk-fake-for-the-fake-claude")
+	b.Setenv("CODEX_API_KEY", "sk-fake-for-the-fake-codex")
 	fake, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "fake"))
 	var reviewers []map[string]any
 	for _, n := range names {
