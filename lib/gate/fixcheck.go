@@ -442,7 +442,8 @@ func (g *gate) fixClaimNotes(s *seriesData) []string {
 	}
 	var out []string
 	for _, c := range g.rec.FixClaims {
-		if c.Series != s.display || c.Verified {
+		if c.Series != s.display || c.Verified || (c.Rerun != "" && c.Rerun != "verified") {
+			// A rerun that did not verify is reason 10r, which names it.
 			continue
 		}
 		if _, open := g.open[c.r][c.Finding]; open || c.r == nil {

@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path"
+	"strconv"
 	"strings"
 
 	"github.com/jaekit/spar/lib/classify"
@@ -495,8 +497,15 @@ func DispositionText(e round.LedgerEntry) string {
 	switch e.Disposition {
 	case "fixed":
 		add("by the commit %s", e.Commit)
-		add("failed before: %s", e.FailedBefore)
-		add("passed after: %s", e.PassedAfter)
+		if c := e.Check; c != nil {
+			// spar ran it (spar triage --check); whether the record
+			// still holds is the gate's to say (8v, 10r).
+			parts = append(parts, fmt.Sprintf("checked by spar: %s failed on the round's head (exit %s) and passed on the fix (exit %s), network %s, outputs in %s",
+				c.Command, exits(c.Before), exits(c.After), c.Network, path.Dir(firstOutput(c))))
+		} else {
+			add("failed before: %s", e.FailedBefore)
+			add("passed after: %s", e.PassedAfter)
+		}
 	case "duplicate":
 		of := e.Of
 		if e.OfRound != "" && !strings.Contains(of, "/") {
@@ -515,4 +524,21 @@ func DispositionText(e round.LedgerEntry) string {
 		return e.Disposition
 	}
 	return e.Disposition + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// exits are a check side's exit codes, "1, 1".
+func exits(runs []round.CheckRun) string {
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		out[i] = strconv.Itoa(r.Exit)
+	}
+	return strings.Join(out, ", ")
+}
+
+// firstOutput is the path of a check record's first output file.
+func firstOutput(c *round.FixCheck) string {
+	if len(c.Before) > 0 {
+		return c.Before[0].Output
+	}
+	return round.ChecksDir + "/"
 }
