@@ -249,8 +249,8 @@ func (g *gate) checkRecords(s *seriesData) {
 			}
 			st := g.checkOf(r, e)
 			if st.rerun != "" {
-				g.reason("10r", "%s: round %s: %s's check %s did not verify the fix when the gate ran it again: %s; to clear: fix the check or the code, commit, and verify the fix again: %s",
-					s.display, r.name, e.Finding, shellQuote(e.Check.Command), st.rerun, checkHint(s.dirOf(r), e.Finding, "REV", e.Check.Command))
+				g.reason("10r", "%s: round %s: %s's check %q did not verify the fix when the gate ran it again: %s; to clear: fix the check or the code, commit, and verify the fix again: %s",
+					s.display, r.name, e.Finding, e.Check.Command, st.rerun, checkHint(s.dirOf(r), e.Finding, "REV", e.Check.Command))
 			}
 			if st.problem == "" {
 				continue
