@@ -116,16 +116,22 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		os.RemoveAll(dir)
 	}()
 	st, _ := workspace.StoreOf(root)
-	if _, err := workspace.Build(req.Repo, req.Fix, req.Head, dir, st); err != nil {
-		return res, fmt.Errorf("the check's trees: %v", err)
+	sd, err := prepare(req.Repo, req.Head, req.Fix, dir, st, files)
+	if err != nil {
+		return res, err
 	}
-	before, after := filepath.Join(dir, workspace.Base), filepath.Join(dir, workspace.Head)
 	env := checkEnv(req.Environ)
 	caches := goCaches()
 	timeout := time.Duration(c.TimeoutSeconds) * time.Second
-	run := func(tree, command, name, what string) round.CheckRun {
+	run := func(side func() (string, error), command, name, what string) round.CheckRun {
 		if req.Progress != nil {
 			fmt.Fprintf(req.Progress, "spar: check %s: %s\n", what, command)
+		}
+		tree, err := side()
+		if err != nil {
+			r := round.CheckRun{Exit: 127, Output: name}
+			res.Outputs[name] = []byte("spar: the check's tree: " + err.Error() + "\n")
+			return r
 		}
 		r, out, rep := runOnce(ctx, tree, command, env, caches, timeout)
 		r.Output = name
@@ -140,11 +146,9 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	}
 	if proj.Command != "" {
 		c.Regression = &round.Regression{Command: proj.Command}
-		c.Regression.AtHead = run(before, proj.Command, fileRegressionAt, "check_command at the round's head "+short(req.Head))
+		c.Regression.AtHead = run(sd.head, proj.Command, fileRegressionAt, "check_command at the round's head "+short(req.Head))
 	}
-	if err := overlay(before, after, files); err != nil {
-		return res, fmt.Errorf("the check files: %v", err)
-	}
+	before, after := sd.before, sd.fix
 	headWhat := "before the fix (" + short(req.Head) + " with the check files)"
 	fixWhat := "after the fix (" + short(req.Fix) + ")"
 	for i := 1; i <= Runs; i++ {
@@ -373,6 +377,60 @@ func CheckFiles(repo, head, fix string, checkPaths []string) ([]round.CheckFile,
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// sides are the trees a check runs in, each returned ready: the round's
+// head as it is (the project's check_command), the head with the fix's
+// check files (before), and the fix (after).
+type sides struct {
+	head, before, fix func() (string, error)
+}
+
+// prepare builds the check's trees in dir: one tree of the fix whose
+// differing paths are swapped in place for each side (swapTree), or,
+// where the two commits cannot share a tree, one tree each.
+func prepare(repo, head, fix, dir string, st *workspace.Store, files []round.CheckFile) (sides, error) {
+	if _, err := workspace.Build(repo, fix, "", dir, st); err != nil {
+		return sides{}, fmt.Errorf("the check's tree: %v", err)
+	}
+	tree := filepath.Join(dir, workspace.Head)
+	sw, err := newSwap(repo, head, fix, tree, filepath.Join(dir, "sides"), files)
+	if err == nil {
+		workspace.MakeWritable(tree)
+		at := func(h, checks bool) func() (string, error) {
+			return func() (string, error) { return tree, sw.show(h, checks) }
+		}
+		return sides{head: at(true, false), before: at(true, true), fix: at(false, false)}, nil
+	}
+	// Two trees: the head's beside the fix's, the check files put in
+	// once the project's check ran on the head as it is.
+	base := filepath.Join(dir, "two")
+	if err := os.Mkdir(base, 0o755); err != nil {
+		return sides{}, err
+	}
+	if _, err := workspace.Build(repo, head, "", base, st); err != nil {
+		return sides{}, fmt.Errorf("the check's trees: %v", err)
+	}
+	htree := filepath.Join(base, workspace.Head)
+	overlaid := false
+	return sides{
+		head: func() (string, error) {
+			if overlaid {
+				return "", fmt.Errorf("the head's tree holds the check files already")
+			}
+			return htree, nil
+		},
+		before: func() (string, error) {
+			if !overlaid {
+				if err := overlay(htree, tree, files); err != nil {
+					return "", fmt.Errorf("the check files: %v", err)
+				}
+				overlaid = true
+			}
+			return htree, nil
+		},
+		fix: func() (string, error) { return tree, nil },
+	}, nil
 }
 
 // overlay puts the fix's check files into the head's tree: each replaces

@@ -293,3 +293,53 @@ func TestTrust_CheckCannotWriteTheBuildCache(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// gitRepo runs the script sh in a new repository and returns it and the
+// commits tagged head and fix.
+func gitRepo(t *testing.T, script string) (string, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	cmd := exec.Command("sh", "-ec", "git init -q -b main\n"+script+"\ngit rev-parse head fix")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	ids := strings.Fields(string(out))
+	return dir, ids[len(ids)-2], ids[len(ids)-1]
+}
+
+// Each side sees its commit's files: the head's versions of the changed,
+// deleted and added files before the fix (the check files aside), the
+// fix's after; the same whether one tree is swapped in place or, where a
+// file of one commit is a folder of the other, two trees are built.
+func TestVerifiedFix_EachSideSeesItsCommit(t *testing.T) {
+	for name, extra := range map[string]string{
+		"one tree swapped": "",
+		"two trees":        "rm p && mkdir p && echo q > p/q && git add -A",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir, head, fix := gitRepo(t, `mkdir -p .jaekit d && echo 'check_paths = ["checks/**"]' > .jaekit/spar.toml
+echo head > a.txt && echo old > old.txt && echo p > p && echo same > d/same.txt && ln -s a.txt link
+git add -A && git commit -qm head && git tag head
+echo fix > a.txt && rm old.txt && echo new > new.txt && ln -sf new.txt link
+mkdir checks && printf 'cat a.txt; test -f old.txt && echo old; test -f new.txt && echo new; cat link; cat d/same.txt; test "$(cat a.txt)" = fix\n' > checks/t.sh
+`+extra+`
+git add -A && git commit -qm fix && git tag fix`)
+			res := run(t, dir, head, fix, "sh checks/t.sh")
+			if res.Refusal != "" {
+				t.Fatalf("refused: %s", res.Refusal)
+			}
+			for i := 0; i < 2; i++ {
+				if got := string(res.Outputs[res.Check.Before[i].Output]); got != "head\nold\nhead\nsame\n" {
+					t.Errorf("before run %d: %q", i+1, got)
+				}
+				if got := string(res.Outputs[res.Check.After[i].Output]); got != "fix\nnew\nnew\nsame\n" {
+					t.Errorf("after run %d: %q", i+1, got)
+				}
+			}
+		})
+	}
+}

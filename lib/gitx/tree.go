@@ -151,6 +151,13 @@ func (t *Tree) IsSubmodule(p string) bool {
 	return ok
 }
 
+// Each calls fn for every blob entry, in no set order.
+func (t *Tree) Each(fn func(p string, b Blob)) {
+	for p, b := range t.blobs {
+		fn(p, b)
+	}
+}
+
 // Len is the number of blob entries.
 func (t *Tree) Len() int { return len(t.blobs) }
 

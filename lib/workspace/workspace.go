@@ -74,7 +74,7 @@ func Materialize(repo, head, base, dir string) error {
 }
 
 // Build writes the trees of the commits head and base of the repository
-// repo into dir/head and dir/base. dir must not hold them yet. st, when not
+// repo into dir/head and dir/base (base "": dir/head alone). dir must not hold them yet. st, when not
 // nil, is the blob store: pairs it holds are linked from it, pairs it lacks
 // are written and added to it. On return every file and folder under
 // dir/head and dir/base is read-only (files 0444 or 0555, folders 0555; dir
@@ -107,6 +107,10 @@ func build(repo, head, base, dir string, st *Store) (Stats, *pending, error) {
 	}
 	copies := make([]copyEntries, 0, 2)
 	for _, t := range trees {
+		if t.rev == "" && t.name == Base {
+			// One tree only (lib/fixcheck swaps the other's files in).
+			continue
+		}
 		es, err := listTree(repo, t.rev)
 		if err != nil {
 			return stats, sink, err
