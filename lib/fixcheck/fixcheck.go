@@ -75,6 +75,8 @@ type Request struct {
 // check's folder), the output files by name, and why it does not verify
 // ("" when it does).
 type Result struct {
+	// Verify is verify_fixes of the fix commit's project configuration.
+	Verify  string
 	Check   round.FixCheck
 	Outputs map[string][]byte
 	Refusal string
@@ -92,7 +94,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	c.CheckPaths, c.TimeoutSeconds = paths, proj.TimeoutSeconds
+	c.CheckPaths, c.TimeoutSeconds, res.Verify = paths, proj.TimeoutSeconds, proj.Verify
 	files, err := CheckFiles(req.Repo, req.Head, req.Fix, paths)
 	if err != nil {
 		return res, err
@@ -180,6 +182,9 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		c.Regression.Allowed = req.AllowRegression
 	}
 	res.Refusal = Judge(*c)
+	if res.Refusal == "" && res.Verify == config.VerifyRequired && !strings.HasPrefix(c.Network, "closed") {
+		res.Refusal = fmt.Sprintf("it ran with the network open (%s), and the fix commit's %s says verify_fixes = %q: only a check without the network verifies a fix there (run spar triage where the kernel gives user namespaces, and without SPAR_SANDBOX=off)", c.Network, config.ProjectFile, config.VerifyRequired)
+	}
 	if res.Refusal != "" {
 		res.Refusal += "\n" + tails(*c, res.Outputs)
 	}

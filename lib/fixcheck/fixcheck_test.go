@@ -343,3 +343,17 @@ git add -A && git commit -qm fix && git tag fix`)
 		})
 	}
 }
+
+func TestVerifiedFix_RequiredRefusesAnOpenNetwork(t *testing.T) {
+	t.Setenv("SPAR_SANDBOX", "off")
+	dir, head, fix := repo(t, "check_paths = [\"checks/**\"]\nverify_fixes = \"required\"\n")
+	res := run(t, dir, head, fix, "sh checks/ratio_test.sh")
+	if !strings.HasPrefix(res.Check.Network, "open") || !strings.Contains(res.Refusal, `it ran with the network open (open: no sandbox (none: turned off by SPAR_SANDBOX=off)), and the fix commit's .jaekit/spar.toml says verify_fixes = "required"`) {
+		t.Fatalf("network %q, refusal %q", res.Check.Network, res.Refusal)
+	}
+	// optional: the record says so, and the triage goes on.
+	dir, head, fix = repo(t, "check_paths = [\"checks/**\"]\n")
+	if res := run(t, dir, head, fix, "sh checks/ratio_test.sh"); res.Refusal != "" {
+		t.Fatalf("refused: %s", res.Refusal)
+	}
+}
