@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/fixcheck"
 	"github.com/jaekit/spar/lib/round"
 )
 
@@ -66,7 +67,7 @@ var testBlobs = map[string]map[string]string{
 // commits: the record spar wrote passes; each hand edit is named.
 func TestVerifiedFix_Rederive(t *testing.T) {
 	dir, e := checkedRound(t)
-	if p := CheckProblem(dir, testHead, e, blobsOf(testBlobs)); p != "" {
+	if p := fixcheck.Rederive(dir, testHead, e, blobsOf(testBlobs)); p != "" {
 		t.Fatalf("the record spar wrote: %s", p)
 	}
 	cases := []struct {
@@ -109,7 +110,7 @@ func TestVerifiedFix_Rederive(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir, e := checkedRound(t)
 			c.edit(dir, e)
-			got := CheckProblem(dir, testHead, e, blobsOf(testBlobs))
+			got := fixcheck.Rederive(dir, testHead, e, blobsOf(testBlobs))
 			if !strings.Contains(got, c.want) {
 				t.Errorf("got %q, want it to hold %q", got, c.want)
 			}
@@ -118,7 +119,7 @@ func TestVerifiedFix_Rederive(t *testing.T) {
 	// A regression the user allowed, with its outputs in place, passes.
 	dir, e = checkedRound(t)
 	e.Check.Regression = &round.Regression{Command: "make test", AtHead: e.Check.After[0], AtFix: e.Check.Before[0], Allowed: "the old API goes"}
-	if p := CheckProblem(dir, testHead, e, blobsOf(testBlobs)); p != "" {
+	if p := fixcheck.Rederive(dir, testHead, e, blobsOf(testBlobs)); p != "" {
 		t.Errorf("an allowed regression: %s", p)
 	}
 }
