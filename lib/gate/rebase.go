@@ -233,7 +233,15 @@ func (g *gate) rebaseAdvice(s *seriesData) {
 	if s.repo == "" || s.latest == nil || s.latest.rec == nil || s.head == "" || s.latest.rec.Head == "" || s.latest.rec.Head == s.head {
 		return
 	}
-	if ok, err := gitx.IsAncestor(s.repo, s.latest.rec.Head, s.head); err != nil || ok {
+	ok, err := gitx.IsAncestor(s.repo, s.latest.rec.Head, s.head)
+	if err != nil {
+		// A reviewed head the repository lacks (a fresh clone after a
+		// force-push, 7m) is one the rebase left behind too: a
+		// follow-up's delta from it cannot even be built.
+		if _, lack, cerr := gitx.Commits(s.repo, []string{s.latest.rec.Head}); cerr != nil || len(lack) == 0 {
+			return
+		}
+	} else if ok {
 		return
 	}
 	s.full = true
