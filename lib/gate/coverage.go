@@ -139,7 +139,15 @@ func reviewedFrom(rec *round.Record) string {
 // for a round the chain never credited, why not from the commits it
 // reached ("" when no reached commit was asked about).
 func (g *gate) chain(s *seriesData, from string, rounds []*roundData, shows func(*roundData) string) (reach map[string]bool, notCredited map[*roundData]string) {
-	reach = map[string]bool{from: true}
+	return g.chainFrom(s, []string{from}, rounds, shows)
+}
+
+// chainFrom is chain from each of the commits from.
+func (g *gate) chainFrom(s *seriesData, from []string, rounds []*roundData, shows func(*roundData) string) (reach map[string]bool, notCredited map[*roundData]string) {
+	reach = map[string]bool{}
+	for _, f := range from {
+		reach[f] = true
+	}
 	notCredited = map[*roundData]string{}
 	for changed := true; changed; {
 		changed = false

@@ -98,6 +98,13 @@ func (g *gate) expectedBase(s *seriesData) {
 			}
 		}
 		reach, why := g.chain(s, from, mine, shows)
+		if !reach[s.head] {
+			// A round of the residual a rebase left (7r), from the
+			// replay of the reviewed change onto from.
+			if extra := g.replayReached(s, base, from, mine, shows, reach); len(extra) > 0 {
+				reach, why = g.chainFrom(s, append([]string{from}, extra...), mine, shows)
+			}
+		}
 		if reach[s.head] {
 			continue
 		}

@@ -109,6 +109,15 @@ type seriesData struct {
 	// blocked by content instead (7r, 7x; rebase.go).
 	gated  string
 	judged bool
+	// residualBase: the replay commit a residual (7r) names, from which
+	// the round that clears it reviews the head (replayCommit); full:
+	// the next run gets a first round's packet (--full), the last
+	// reviewed head being one a rebase left behind (nextRunCommand).
+	residualBase string
+	full         bool
+	// nextBase: the base of the next run when a rebase left the latest
+	// round's base behind: the merge base of --expect-base and the head.
+	nextBase string
 }
 
 type listedRound struct {
@@ -427,6 +436,7 @@ func (g *gate) decide() {
 		g.dangling(s)
 		g.published(s)
 		g.creditByContent(s)
+		g.rebaseAdvice(s)
 		g.headMismatch(s)
 		g.shallowHistory(s)
 		g.missingCommits(s)
@@ -472,7 +482,18 @@ func (s *seriesData) nextRunCommand() string {
 	if head == "" {
 		head = s.latest.rec.Head
 	}
-	return runLike(s, s.latest.rec, s.latest.name, s.latest.rec.Base, head, s.nextRunAdd...)
+	base := s.latest.rec.Base
+	switch {
+	case s.residualBase != "":
+		base = s.residualBase
+	case s.nextBase != "":
+		base = s.nextBase
+	}
+	cmd := runLike(s, s.latest.rec, s.latest.name, base, head, s.nextRunAdd...)
+	if (s.full || s.residualBase != "") && s.latest.rec.Stage == "code" {
+		cmd += " --full"
+	}
+	return cmd
 }
 
 // removedRounds blocks when a counted round of the series is gone: spar

@@ -147,8 +147,114 @@ func (g *gate) replay(s *seriesData, reviewed, want string) {
 	if len(files) == 1 {
 		what = "1 file differs"
 	}
-	g.reason("7r", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: residual: %s from the reviewed change replayed onto %s: %s; those changes were never reviewed; to clear: review the head in a new round: %s",
-		s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, what, abbrev(onto), strings.Join(files, ", "), s.nextRun())
+	clear := "review the head in a new round: "
+	if rc, err := replayCommit(s.repo, onto, reviewed, replayed); err == nil {
+		// The round that clears it reviews exactly the residual: from
+		// the replay (a commit the gate wrote, the same for every
+		// gate that computes it) to the head.
+		s.residualBase = rc
+		clear = fmt.Sprintf("review exactly the residual in a round from the replay %s (a commit the gate wrote: the reviewed change replayed onto %s) to the head: ", rc, abbrev(onto))
+	}
+	g.reason("7r", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: residual: %s from the reviewed change replayed onto %s: %s; those changes were never reviewed; to clear: %s%s",
+		s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, what, abbrev(onto), strings.Join(files, ", "), clear, s.nextRun())
+}
+
+// replayCommit is the commit of the replayed tree whose parents are onto
+// and the reviewed head: written by the gate into the repository with a
+// fixed author, committer, date and message, so that every gate that
+// replays the same change onto the same base writes the same commit, and
+// a round can review from it (--base) exactly what the head holds beyond
+// the replay: the residual. spar push keeps a round's base on the remote.
+func replayCommit(repo, onto, reviewed, tree string) (string, error) {
+	cmd := gitx.Command(repo, "-c", "i18n.commitEncoding=UTF-8", "commit-tree", "--no-gpg-sign", "-p", onto, "-p", reviewed,
+		"-m", "spar: the reviewed change "+reviewed+" replayed onto "+onto, tree)
+	const date = "946684800 +0000"
+	cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME=spar", "GIT_AUTHOR_EMAIL=spar@invalid", "GIT_AUTHOR_DATE="+date,
+		"GIT_COMMITTER_NAME=spar", "GIT_COMMITTER_EMAIL=spar@invalid", "GIT_COMMITTER_DATE="+date)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git commit-tree: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// replayReached: a round whose range starts at a replay commit R
+// (replayCommit: parents from, the merge base of --expect-base and the
+// gate's head, and X) starts where the reviews reach when git's replay of
+// the change from old (the merge base of --expect-base and X) to X onto
+// from gives R's tree exactly, and the rounds chain from old to X: the
+// reviewed change, replayed, then the residual the round reviewed from R.
+// Every fact is git's, from the checkout's objects; R's parents only say
+// which replay to compute. It returns the replay commits so reached.
+func (g *gate) replayReached(s *seriesData, e, from string, rounds []*roundData, shows func(*roundData) string, reach map[string]bool) []string {
+	if shallow(s.repo) {
+		return nil
+	}
+	heads := map[string]bool{}
+	for _, r := range rounds {
+		heads[r.rec.Head] = true
+	}
+	var got []string
+	for _, r := range rounds {
+		start := reviewedFrom(r.rec)
+		if reach[start] || slices.Contains(got, start) {
+			continue
+		}
+		out, err := gitx.Git(s.repo, "rev-list", "--parents", "-n", "1", "--end-of-options", start)
+		f := strings.Fields(string(out))
+		if err != nil || len(f) != 3 || f[0] != start || f[1] != from || !heads[f[2]] {
+			continue
+		}
+		x := f[2]
+		old, err1 := mergeBase(s.repo, e, x)
+		mb, err2 := mergeBase(s.repo, from, x)
+		if err1 != nil || err2 != nil || mb != old {
+			continue
+		}
+		tree, err := gitx.Git(s.repo, "merge-tree", "--write-tree", "--no-messages", from, x)
+		want, terr := gitx.TreeID(s.repo, start)
+		if err != nil || terr != nil || strings.TrimSpace(string(tree)) != want {
+			continue
+		}
+		if before, _ := g.chain(s, old, rounds, shows); !before[x] {
+			continue
+		}
+		got = append(got, start)
+	}
+	return got
+}
+
+// rebaseAdvice: when the latest round reviewed a head that the gate's head
+// does not contain (a rebase, an amend), the next run reviews the rebased
+// change whole: from the merge base of --expect-base and the head when
+// given, with a first round's packet (--full), a follow-up's delta being
+// from a head the rebase left behind.
+func (g *gate) rebaseAdvice(s *seriesData) {
+	if s.repo == "" || s.latest == nil || s.latest.rec == nil || s.head == "" || s.latest.rec.Head == "" || s.latest.rec.Head == s.head {
+		return
+	}
+	ok, err := gitx.IsAncestor(s.repo, s.latest.rec.Head, s.head)
+	if err != nil {
+		// A reviewed head the repository lacks (a fresh clone after a
+		// force-push, 7m) is one the rebase left behind too: a
+		// follow-up's delta from it cannot even be built.
+		if _, lack, cerr := gitx.Commits(s.repo, []string{s.latest.rec.Head}); cerr != nil || len(lack) == 0 {
+			return
+		}
+	} else if ok {
+		return
+	}
+	s.full = true
+	if !g.opts.ExpectBaseGiven {
+		return
+	}
+	e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+	if err != nil {
+		return
+	}
+	if mb, err := mergeBase(s.repo, e, s.head); err == nil {
+		s.nextBase = mb
+	}
 }
 
 // credit credits the gate's head of s with the latest counted round, which
