@@ -61,13 +61,16 @@ install: build
 
 # bench runs every benchmark once (7 to 12 minutes on 2 cores), keeps the
 # raw output in $(BIN)/bench.txt and prints one table of the figures the
-# docs set targets for, each a ratio from this run (scripts/benchtable).
+# docs set targets for, each a ratio from this run (scripts/benchtable),
+# then the CI install step's cold and warm build (scripts/install-time):
+# shown, never failing the target (a slow or failed build is a line).
 bench: deps
 	@mkdir -p $(BIN)
 	@echo "$(GO) test -run '^\$$' -bench . -benchmem -count=1 ./... > $(BIN)/bench.txt"
 	@$(GO) test -run '^$$' -bench . -benchmem -count=1 ./... > $(BIN)/bench.txt 2>&1 || { cat $(BIN)/bench.txt; exit 1; }
 	@sh scripts/benchtable $(BIN)/bench.txt
 	@echo "raw output: $(BIN)/bench.txt"
+	@GO=$(GO) sh scripts/install-time || echo "install-time: no figures (see above)"
 
 fuzz: deps
 	@for p in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \

@@ -85,12 +85,14 @@ type seriesData struct {
 	// worked out once.
 	required     []envelope.RequiredReviewer
 	requiredDone bool
-	input        []*roundData // latest and its reruns: the series' latest input
-	repo         string
-	head         string // the gate's head for this series ("" when it does not resolve)
-	headErr      error  // why the repository's HEAD does not resolve
-	expect       *string
-	expectErr    error // why --expect-head does not resolve
+	// requiredSource is where they came from (RequiredSource).
+	requiredSource RequiredSource
+	input          []*roundData // latest and its reruns: the series' latest input
+	repo           string
+	head           string // the gate's head for this series ("" when it does not resolve)
+	headErr        error  // why the repository's HEAD does not resolve
+	expect         *string
+	expectErr      error // why --expect-head does not resolve
 	// requireSigned: only rounds the signers signed count (signatures.go);
 	// signers and signersSource are the keys and where they came from,
 	// signersErr why they could not be read.
@@ -155,6 +157,7 @@ func runKeeping(o Options, keep bool) *gate {
 		ReasonDetails:      []ReasonDetail{},
 		Rounds:             []RoundRef{},
 		RequiredReviewers:  []Required{},
+		RequiredSources:    []RequiredSource{},
 		Growth:             []Growth{},
 		PreviousGateDigest: o.PreviousGateDigest,
 	}
@@ -824,7 +827,9 @@ func (g *gate) requiredReviewers(s *seriesData) {
 	if s.latest == nil {
 		return
 	}
-	for _, req := range g.required(s) {
+	reqs := g.required(s)
+	g.rec.RequiredSources = append(g.rec.RequiredSources, s.requiredSource)
+	for _, req := range reqs {
 		out := Required{Series: s.display, Name: req.Name, Preset: req.Preset, Status: ReviewerMissing}
 		status, where := "not a reviewer of the round", s.latest
 		doubt := ""

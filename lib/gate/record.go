@@ -5,7 +5,10 @@
 // document, and the command that clears it.
 package gate
 
-import "github.com/jaekit/spar/lib/growth"
+import (
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/growth"
+)
 
 // Schema is the schema of the gate record.
 const Schema = "review-gate/v1"
@@ -26,9 +29,13 @@ type Record struct {
 	ReasonDetails     []ReasonDetail `json:"reason_details"`
 	Rounds            []RoundRef     `json:"rounds"`
 	RequiredReviewers []Required     `json:"required_reviewers"`
-	Findings          ClassCounts    `json:"findings"`
-	AutoDeferred      int            `json:"auto_deferred"`
-	Growth            []Growth       `json:"growth"`
+	// RequiredSources say, per series with a counted round, where its
+	// required reviewers came from (trust.go required), so that the
+	// laptop's gate and CI's can be compared.
+	RequiredSources []RequiredSource `json:"required_sources"`
+	Findings        ClassCounts      `json:"findings"`
+	AutoDeferred    int              `json:"auto_deferred"`
+	Growth          []Growth         `json:"growth"`
 	// Head is the gate's head of the first series and where it came from
 	// (docs/review-gate.md §3: --expect-head, else the repository's HEAD).
 	Head       *Head       `json:"head"`
@@ -77,6 +84,28 @@ type Required struct {
 	Status string `json:"status"`
 	// Round is the round where it completed or was waived; null when missing.
 	Round *string `json:"round"`
+}
+
+// RequiredSource is where one series' required reviewers came from
+// (required_reviewers is their union): the configured_required its latest
+// counted round recorded, with the user configuration that round read, and
+// the required reviewers of the configuration the gate itself read, with
+// its source (both null when it cannot be read).
+type RequiredSource struct {
+	Series        string                      `json:"series"`
+	Round         string                      `json:"round"`
+	RoundSource   ConfigSource                `json:"round_source"`
+	RoundRequired []envelope.RequiredReviewer `json:"round_required"`
+	GateSource    *ConfigSource               `json:"gate_source"`
+	GateRequired  []envelope.RequiredReviewer `json:"gate_required"`
+}
+
+// ConfigSource is a user configuration's source: its kind (SPAR_CONFIG,
+// XDG_CONFIG_HOME, HOME, clean-review, default) and path ("" for the
+// default list).
+type ConfigSource struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"`
 }
 
 // Status values of a required reviewer.

@@ -2,8 +2,12 @@ package gate
 
 import (
 	"fmt"
-	"github.com/jaekit/spar/lib/sarif"
+	"slices"
 	"strings"
+
+	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/sarif"
 )
 
 // Report is one decision with what its readable forms show (docs/review-
@@ -183,11 +187,79 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// RequiredLine says which reviewers the gate required and where each
+// requirement came from, every series in one line ("" when no series has a
+// counted round): "required reviewers of reviews/s: claude, codex; from
+// round code-2's configuration (HOME /home/u/.config/jaekit/spar.toml) and
+// the gate's (SPAR_CONFIG /ci/spar.toml)". A reviewer that only one side
+// requires says which; one whose name is not its preset names the preset.
+// It is what to compare between the laptop's gate and CI's.
+func (r *Report) RequiredLine() string {
+	var parts []string
+	for _, src := range r.Record.RequiredSources {
+		var names []string
+		for _, q := range r.Record.RequiredReviewers {
+			if q.Series != src.Series {
+				continue
+			}
+			req := envelope.RequiredReviewer{Name: q.Name, Preset: q.Preset}
+			var tags []string
+			if q.Name != q.Preset {
+				tags = append(tags, q.Preset)
+			}
+			byRound, byGate := slices.Contains(src.RoundRequired, req), slices.Contains(src.GateRequired, req)
+			switch {
+			case byRound && !byGate:
+				tags = append(tags, "round "+src.Round+" only")
+			case byGate && !byRound:
+				tags = append(tags, "the gate's configuration only")
+			}
+			n := q.Name
+			if len(tags) > 0 {
+				n += " (" + strings.Join(tags, "; ") + ")"
+			}
+			names = append(names, n)
+		}
+		list := "none"
+		if len(names) > 0 {
+			list = strings.Join(names, ", ")
+		}
+		gateSrc := "unreadable"
+		if src.GateSource != nil {
+			gateSrc = sourceText(*src.GateSource)
+		}
+		parts = append(parts, fmt.Sprintf("of %s: %s; from round %s's configuration (%s) and the gate's (%s)",
+			src.Series, list, src.Round, sourceText(src.RoundSource), gateSrc))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "required reviewers " + strings.Join(parts, "; required reviewers ")
+}
+
+// sourceText is a user configuration's source as the line shows it:
+// "HOME /home/u/.config/jaekit/spar.toml", or "the default list, no user
+// configuration file".
+func sourceText(c ConfigSource) string {
+	switch {
+	case c.Kind == "":
+		return "not recorded"
+	case c.Kind == config.KindDefault:
+		return "the default list, no user configuration file"
+	case c.Path == "":
+		return c.Kind
+	}
+	return c.Kind + " " + c.Path
+}
+
 // Lines are the report for a terminal, one line each (the stage layer
 // prefixes its name): the verdict, each reason with what clears it, then
 // once the dispositions or waiver that clear the reasons that name one.
 func (r *Report) Lines() []string {
 	lines := []string{r.Verdict()}
+	if l := r.RequiredLine(); l != "" {
+		lines = append(lines, l)
+	}
 	for _, c := range r.Record.Credits {
 		lines = append(lines, fmt.Sprintf("credited: %s: the head %s %s", c.Series, c.Head, c.Words))
 	}

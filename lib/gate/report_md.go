@@ -29,6 +29,9 @@ func (r *Report) MarkdownWith(o MarkdownOptions) string {
 	}
 	fmt.Fprintf(&b, "# spar gate: %s\n\n", word)
 	b.WriteString(mdText(r.Verdict()) + "\n")
+	if l := r.RequiredLine(); l != "" {
+		b.WriteString("\n" + mdText("R"+l[1:]) + "\n")
+	}
 	for _, c := range rec.Credits {
 		b.WriteString("\n" + mdText(fmt.Sprintf("Credited: %s: the head %s %s", c.Series, c.Head, c.Words)) + "\n")
 	}

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/jaekit/spar/lib/envelope"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,39 @@ func TestTrust_RecordTextOnTheTerminal(t *testing.T) {
 		if i := raw(line); i >= 0 {
 			t.Errorf("a reason shows a raw control or bidi character at %d: %q", i, line)
 		}
+	}
+}
+
+// TestRequiredLine: which reviewers the gate required and where from, every
+// series in one line, so that the laptop's gate and CI's can be compared; a
+// reviewer only one side requires says which, an unreadable configuration
+// says so.
+func TestRequiredLine(t *testing.T) {
+	codex := envelope.RequiredReviewer{Name: "codex", Preset: "codex"}
+	mine := envelope.RequiredReviewer{Name: "mine", Preset: "claude"}
+	agy := envelope.RequiredReviewer{Name: "agy", Preset: "agy"}
+	rep := &Report{Record: &Record{
+		RequiredReviewers: []Required{{Series: "reviews/a", Name: "codex", Preset: "codex"}, {Series: "reviews/a", Name: "mine", Preset: "claude"},
+			{Series: "reviews/a", Name: "agy", Preset: "agy"}, {Series: "reviews/b", Name: "codex", Preset: "codex"}},
+		RequiredSources: []RequiredSource{
+			{Series: "reviews/a", Round: "code-2", RoundSource: ConfigSource{Kind: "HOME", Path: "/home/u/.config/jaekit/spar.toml"},
+				RoundRequired: []envelope.RequiredReviewer{codex, mine}, GateSource: &ConfigSource{Kind: "default"}, GateRequired: []envelope.RequiredReviewer{codex, agy}},
+			{Series: "reviews/b", Round: "plan-1", RoundSource: ConfigSource{Kind: "SPAR_CONFIG", Path: "/ci/spar.toml"}, RoundRequired: []envelope.RequiredReviewer{codex}},
+		}}}
+	want := "required reviewers of reviews/a: codex, mine (claude; round code-2 only), agy (the gate's configuration only); " +
+		"from round code-2's configuration (HOME /home/u/.config/jaekit/spar.toml) and the gate's (the default list, no user configuration file); " +
+		"required reviewers of reviews/b: codex (round plan-1 only); from round plan-1's configuration (SPAR_CONFIG /ci/spar.toml) and the gate's (unreadable)"
+	if got := rep.RequiredLine(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := rep.Lines(); len(got) < 2 || got[1] != want {
+		t.Errorf("the line after the verdict: %q", got)
+	}
+	if md := rep.Markdown(); !strings.Contains(md, "\nRequired reviewers of reviews/a: codex, mine") {
+		t.Errorf("markdown: %s", md)
+	}
+	rep.Record = &Record{}
+	if got := rep.RequiredLine(); got != "" {
+		t.Errorf("no series: %q", got)
 	}
 }

@@ -42,12 +42,17 @@ func (g *gate) required(s *seriesData) []envelope.RequiredReviewer {
 
 func (g *gate) requiredOf(s *seriesData) []envelope.RequiredReviewer {
 	out := append([]envelope.RequiredReviewer{}, s.latest.rec.Config.ConfiguredRequired...)
+	src := s.latest.rec.Config.Source
+	s.requiredSource = RequiredSource{Series: s.display, Round: s.latest.name,
+		RoundSource: ConfigSource{Kind: src.Kind, Path: src.Path}, RoundRequired: append([]envelope.RequiredReviewer{}, out...)}
 	cfg, err := g.config(s.repo)
 	if err != nil {
 		g.reason("12c", "%s: the configuration this gate sees for the repository %s cannot be read (%s), so the gate does not know which reviewers it requires; to clear: fix it, then see what the gate reads: spar config --repo %s",
 			s.display, s.repo, oneLine(err.Error()), shellQuote(s.repo))
 		return out
 	}
+	s.requiredSource.GateSource = &ConfigSource{Kind: cfg.Source.Kind, Path: cfg.Source.Path}
+	s.requiredSource.GateRequired = append([]envelope.RequiredReviewer{}, cfg.ConfiguredRequired...)
 	have := map[envelope.RequiredReviewer]bool{}
 	for _, r := range out {
 		have[r] = true
