@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,7 +96,15 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		return res, err
 	}
 	c.CheckPaths, c.TimeoutSeconds, res.Verify = paths, proj.TimeoutSeconds, proj.Verify
-	files, err := CheckFiles(req.Repo, req.Head, req.Fix, paths)
+	ht, err := gitx.LoadTree(req.Repo, req.Head)
+	if err != nil {
+		return res, err
+	}
+	ft, err := gitx.LoadTree(req.Repo, req.Fix)
+	if err != nil {
+		return res, err
+	}
+	files, err := CheckFiles(ht, ft, paths)
 	if err != nil {
 		return res, err
 	}
@@ -118,7 +127,7 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		os.RemoveAll(dir)
 	}()
 	st, _ := workspace.StoreOf(root)
-	sd, err := prepare(req.Repo, req.Head, req.Fix, dir, st, files)
+	sd, err := prepare(req.Repo, req.Head, req.Fix, ht, ft, dir, st, files)
 	if err != nil {
 		return res, err
 	}
@@ -339,48 +348,29 @@ func projectAt(repo, commit string) (config.FixChecks, []string, error) {
 }
 
 // CheckFiles are the files the fix commit adds or changes against the
-// round's head (renames by their new path) under the check paths, with
-// their blobs at both commits, in path order.
-func CheckFiles(repo, head, fix string, checkPaths []string) ([]round.CheckFile, error) {
+// round's head (a rename by its new path; a mode change too) under the
+// check paths, with their blobs at both commits, in path order; read from
+// the two commits' trees, which the check's own tree is built from too.
+func CheckFiles(ht, ft *gitx.Tree, checkPaths []string) ([]round.CheckFile, error) {
 	set, err := glob.CompileAll(checkPaths)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := gitx.Diff(repo, head, fix)
-	if err != nil {
-		return nil, err
-	}
-	var want []string
-	for _, ch := range changes {
-		if ch.Status == "D" {
-			continue
-		}
-		if _, ok := set.Match(ch.Path); ok {
-			want = append(want, ch.Path)
-		}
-	}
 	out := []round.CheckFile{}
-	if len(want) == 0 {
-		return out, nil
-	}
-	ht, err := gitx.LoadTree(repo, head)
-	if err != nil {
-		return nil, err
-	}
-	ft, err := gitx.LoadTree(repo, fix)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range want {
-		f := round.CheckFile{Path: p}
-		if b, ok := ht.Blob(p); ok {
-			f.AtHead = b.ID
+	ft.Each(func(p string, b gitx.Blob) {
+		if hb, ok := ht.Blob(p); ok && hb == b {
+			return
 		}
-		if b, ok := ft.Blob(p); ok {
-			f.AtFix = b.ID
+		if _, ok := set.Match(p); !ok {
+			return
+		}
+		f := round.CheckFile{Path: p, AtFix: b.ID}
+		if hb, ok := ht.Blob(p); ok {
+			f.AtHead = hb.ID
 		}
 		out = append(out, f)
-	}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
 
@@ -394,12 +384,12 @@ type sides struct {
 // prepare builds the check's trees in dir: one tree of the fix whose
 // differing paths are swapped in place for each side (swapTree), or,
 // where the two commits cannot share a tree, one tree each.
-func prepare(repo, head, fix, dir string, st *workspace.Store, files []round.CheckFile) (sides, error) {
+func prepare(repo, head, fix string, ht, ft *gitx.Tree, dir string, st *workspace.Store, files []round.CheckFile) (sides, error) {
 	if _, err := workspace.Build(repo, fix, "", dir, st); err != nil {
 		return sides{}, fmt.Errorf("the check's tree: %v", err)
 	}
 	tree := filepath.Join(dir, workspace.Head)
-	sw, err := newSwap(repo, head, fix, tree, filepath.Join(dir, "sides"), files)
+	sw, err := newSwap(repo, ht, ft, tree, filepath.Join(dir, "sides"), files)
 	if err == nil {
 		workspace.MakeWritable(tree)
 		at := func(h, checks bool) func() (string, error) {

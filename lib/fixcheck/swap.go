@@ -31,15 +31,7 @@ type swapTree struct {
 // paths that differ and writes the head's versions of them beside it. An
 // error is a pair of trees that cannot be swapped in place (a file in one
 // where the other has a folder): the caller builds two trees instead.
-func newSwap(repo, head, fix, tree, sides string, files []round.CheckFile) (*swapTree, error) {
-	ht, err := gitx.LoadTree(repo, head)
-	if err != nil {
-		return nil, err
-	}
-	ft, err := gitx.LoadTree(repo, fix)
-	if err != nil {
-		return nil, err
-	}
+func newSwap(repo string, ht, ft *gitx.Tree, tree, sides string, files []round.CheckFile) (*swapTree, error) {
 	s := &swapTree{tree: tree, fixSide: filepath.Join(sides, "fix"), headSide: filepath.Join(sides, "head"),
 		inFix: map[string]bool{}, inHead: map[string]bool{}, isCheck: map[string]bool{}, showsHead: map[string]bool{}}
 	for _, f := range files {
