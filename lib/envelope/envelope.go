@@ -147,6 +147,13 @@ type Run struct {
 	// from the head commit's version of their path (docs/trust.md).
 	DirtyInputs []DirtyInput `json:"dirty_inputs"`
 
+	// Replay is set when the round's base is a replay commit (lib/replay:
+	// git's replay of a reviewed head onto a new base, which the gate
+	// writes for a residual, docs/review-gate.md §3): the packet then says
+	// so, and names the files where the replay conflicted. Absent for any
+	// other base.
+	Replay *ReplayBase `json:"replay,omitempty"`
+
 	// FollowUp is set for a follow-up code round (lib/followup,
 	// docs/review-round.md §2.4): a code round of a series that already
 	// has a published round with a completed review; absent otherwise and
@@ -161,6 +168,16 @@ type Run struct {
 	EarlierFindings []EarlierFinding `json:"-"`
 	DeltaDiff       string           `json:"-"`
 	DeltaDiffCut    bool             `json:"-"`
+}
+
+// ReplayBase is what a round's base is when it is a replay commit: the
+// new base (its first parent), the reviewed head replayed onto it (its
+// second parent), and the files where git's replay conflicted (holding
+// git's conflict markers at the base).
+type ReplayBase struct {
+	Onto      string   `json:"onto"`
+	Reviewed  string   `json:"reviewed"`
+	Conflicts []string `json:"conflicts"`
 }
 
 // FollowUp is what a follow-up round knows of its series when spar-packet

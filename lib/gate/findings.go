@@ -193,6 +193,7 @@ func (g *gate) findings(s *seriesData) {
 	if len(commits) > 0 {
 		contained = Contains(s.repo, s.head, commits)
 		g.fixesByPatch(s, contained)
+		g.fixesByReplay(s, contained)
 	}
 	// docs/trust.md "The gate": the fix commit of a duplicate chain against the head
 	// of each duplicate's round, one Contains per distinct head.

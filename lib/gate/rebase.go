@@ -1,13 +1,13 @@
 package gate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/jaekit/spar/lib/gitx"
+	"github.com/jaekit/spar/lib/replay"
 )
 
 // Credit by content (docs/review-gate.md §3, "Credit by content"): a
@@ -106,76 +106,68 @@ func (g *gate) replay(s *seriesData, reviewed, want string) {
 			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), shellQuote(g.opts.ExpectBase), abbrev(old), s.nextRun())
 		return
 	}
-	out, err := gitx.Git(s.repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", onto, reviewed)
-	fields := strings.Split(string(out), "\x00")
-	switch {
-	case err != nil && gitx.ExitedOne(err):
-		var files []string
-		for _, f := range fields[1:] {
-			if f == "" {
-				break
-			}
-			if !slices.Contains(files, f) {
-				files = append(files, f)
-			}
-		}
-		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: replaying the reviewed change onto %s (the merge base of --expect-base %s and the head) conflicts in %s, so what resolving it made was never reviewed (unverifiable); to clear: review the head in a new round: %s",
-			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), shellQuote(g.opts.ExpectBase), strings.Join(files, ", "), s.nextRun())
-		return
-	case err != nil || len(fields) == 0 || fields[0] == "":
+	res, err := replay.Onto(s.repo, onto, reviewed)
+	if err != nil {
 		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: git cannot replay the reviewed change onto %s (%s) (unverifiable); to clear: review the head in a new round: %s",
 			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, abbrev(onto), oneLine(fmt.Sprint(err)), s.nextRun())
 		return
 	}
-	replayed := strings.TrimSpace(fields[0])
-	if replayed == want {
+	if len(res.Conflicts) == 0 && res.Tree == want {
 		s.judged = false
 		g.credit(s, reviewed, "replay", fmt.Sprintf("reviewed as %s (head %s, replayed onto %s: identical)", s.latest.name, abbrev(reviewed), abbrev(onto)))
 		return
 	}
-	diff, err := gitx.Git(s.repo, "diff-tree", "-r", "--name-only", "-z", "--no-renames", replayed, want)
-	var files []string
-	for _, f := range strings.Split(string(diff), "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	if err != nil || len(files) == 0 {
+	files, err := replay.Differ(s.repo, res.Tree, want)
+	if err != nil {
 		files = []string{"(git cannot list them)"}
 	}
 	what := fmt.Sprintf("%d files differ", len(files))
 	if len(files) == 1 {
 		what = "1 file differs"
 	}
+	conflicts := ""
+	if len(res.Conflicts) > 0 {
+		conflicts = fmt.Sprintf("replaying the reviewed change onto %s (the merge base of --expect-base %s and the head) conflicts in %s, so what resolving it made was never reviewed (unverifiable)",
+			abbrev(onto), shellQuote(g.opts.ExpectBase), strings.Join(res.Conflicts, ", "))
+		left, err := replay.Unresolved(s.repo, res, onto, reviewed, want)
+		if err != nil {
+			left = res.Conflicts
+		}
+		if len(left) > 0 {
+			// No diff from the replay shows a file the head holds as
+			// git's replay left it, conflict markers and all.
+			g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: %s, and the head still holds git's conflict markers in %s as the replay left them; to clear: resolve the conflict, commit, and gate the new head",
+				s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, conflicts, strings.Join(left, ", "))
+			return
+		}
+		if len(files) == 0 {
+			// Resolved as git's replay left it (a file one side
+			// deleted, kept): a round from the replay would show
+			// nothing, so the whole head is reviewed.
+			g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: %s; to clear: review the head in a new round: %s",
+				s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, conflicts, s.nextRun())
+			return
+		}
+	}
 	clear := "review the head in a new round: "
-	if rc, err := replayCommit(s.repo, onto, reviewed, replayed); err == nil {
+	if rc, err := replay.Commit(s.repo, onto, reviewed, res.Tree); err == nil {
 		// The round that clears it reviews exactly the residual: from
 		// the replay (a commit the gate wrote, the same for every
 		// gate that computes it) to the head.
 		s.residualBase = rc
-		clear = fmt.Sprintf("review exactly the residual in a round from the replay %s (a commit the gate wrote: the reviewed change replayed onto %s) to the head: ", rc, abbrev(onto))
+		markers := ""
+		if conflicts != "" {
+			markers = ", git's conflict markers where it conflicts"
+		}
+		clear = fmt.Sprintf("review exactly the residual in a round from the replay %s (a commit the gate wrote: the reviewed change replayed onto %s%s) to the head: ", rc, abbrev(onto), markers)
+	}
+	if conflicts != "" {
+		g.reason("7x", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: %s; residual: %s from the replay: %s; to clear: %s%s",
+			s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, conflicts, what, strings.Join(files, ", "), clear, s.nextRun())
+		return
 	}
 	g.reason("7r", "%s: round %s reviewed %s..%s, and the gate's head %s is not credited with it: residual: %s from the reviewed change replayed onto %s: %s; those changes were never reviewed; to clear: %s%s",
 		s.display, s.latest.name, abbrev(old), abbrev(reviewed), s.head, what, abbrev(onto), strings.Join(files, ", "), clear, s.nextRun())
-}
-
-// replayCommit is the commit of the replayed tree whose parents are onto
-// and the reviewed head: written by the gate into the repository with a
-// fixed author, committer, date and message, so that every gate that
-// replays the same change onto the same base writes the same commit, and
-// a round can review from it (--base) exactly what the head holds beyond
-// the replay: the residual. spar push keeps a round's base on the remote.
-func replayCommit(repo, onto, reviewed, tree string) (string, error) {
-	cmd := gitx.Command(repo, "-c", "i18n.commitEncoding=UTF-8", "commit-tree", "--no-gpg-sign", "-p", onto, "-p", reviewed,
-		"-m", "spar: the reviewed change "+reviewed+" replayed onto "+onto, tree)
-	const date = "946684800 +0000"
-	cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME=spar", "GIT_AUTHOR_EMAIL=spar@invalid", "GIT_AUTHOR_DATE="+date,
-		"GIT_COMMITTER_NAME=spar", "GIT_COMMITTER_EMAIL=spar@invalid", "GIT_COMMITTER_DATE="+date)
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git commit-tree: %v", err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // replayReached: a round whose range starts at a replay commit R
@@ -200,21 +192,30 @@ func (g *gate) replayReached(s *seriesData, e, from string, rounds []*roundData,
 		if reach[start] || slices.Contains(got, start) {
 			continue
 		}
-		out, err := gitx.Git(s.repo, "rev-list", "--parents", "-n", "1", "--end-of-options", start)
-		f := strings.Fields(string(out))
-		if err != nil || len(f) != 3 || f[0] != start || f[1] != from || !heads[f[2]] {
+		p, err := replay.Parents(s.repo, start)
+		if err != nil || len(p) != 2 || p[0] != from || !heads[p[1]] {
 			continue
 		}
-		x := f[2]
+		x := p[1]
 		old, err1 := mergeBase(s.repo, e, x)
 		mb, err2 := mergeBase(s.repo, from, x)
 		if err1 != nil || err2 != nil || mb != old {
 			continue
 		}
-		tree, err := gitx.Git(s.repo, "merge-tree", "--write-tree", "--no-messages", from, x)
-		want, terr := gitx.TreeID(s.repo, start)
-		if err != nil || terr != nil || strings.TrimSpace(string(tree)) != want {
+		res, ok, err := replay.Verify(s.repo, start, from, x)
+		if err != nil || !ok {
 			continue
+		}
+		if len(res.Conflicts) > 0 {
+			// A conflict the head still holds as git left it is in no
+			// diff from the replay: never reviewed.
+			tree, err := gitx.TreeID(s.repo, s.head)
+			if err != nil {
+				continue
+			}
+			if left, err := replay.Unresolved(s.repo, res, from, x, tree); err != nil || len(left) > 0 {
+				continue
+			}
 		}
 		if before, _ := g.chain(s, old, rounds, shows); !before[x] {
 			continue
@@ -322,7 +323,7 @@ func (g *gate) fixesByPatch(s *seriesData, contained map[string]error) {
 			return
 		}
 	}
-	ours, err := patchIDs(s.repo, "--no-merges", fmt.Sprintf("--max-count=%d", maxPatchRange), "--end-of-options", s.head, "^"+base)
+	ours, err := replay.PatchIDs(s.repo, "--no-merges", fmt.Sprintf("--max-count=%d", maxPatchRange), "--end-of-options", s.head, "^"+base)
 	if err != nil || len(ours) == 0 {
 		return
 	}
@@ -330,7 +331,7 @@ func (g *gate) fixesByPatch(s *seriesData, contained map[string]error) {
 	for _, id := range ours {
 		byPatch[id] = true
 	}
-	theirs, err := patchIDs(s.repo, append([]string{"--no-walk", "--end-of-options"}, lost...)...)
+	theirs, err := replay.PatchIDs(s.repo, append([]string{"--no-walk", "--end-of-options"}, lost...)...)
 	if err != nil {
 		return
 	}
@@ -341,40 +342,73 @@ func (g *gate) fixesByPatch(s *seriesData, contained map[string]error) {
 	}
 }
 
-// patchIDs is git patch-id --stable of each commit git log gives for
-// args, by commit (a commit with an empty diff has none): git log -p
-// piped into git patch-id.
-func patchIDs(repo string, args ...string) (map[string]string, error) {
-	log := gitx.Command(repo, append([]string{"log", "-p", "--no-color", "--no-ext-diff", "--format=commit %H"}, args...)...)
-	pid := gitx.Command(repo, "patch-id", "--stable")
-	pipe, err := log.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	pid.Stdin = pipe
-	var out bytes.Buffer
-	pid.Stdout = &out
-	if err := log.Start(); err != nil {
-		return nil, err
-	}
-	if err := pid.Start(); err != nil {
-		log.Process.Kill()
-		log.Wait()
-		return nil, err
-	}
-	perr := pid.Wait()
-	lerr := log.Wait()
-	if lerr != nil {
-		return nil, fmt.Errorf("git log: %v", lerr)
-	}
-	if perr != nil {
-		return nil, fmt.Errorf("git patch-id: %v", perr)
-	}
-	ids := map[string]string{}
-	for _, l := range strings.Split(out.String(), "\n") {
-		if f := strings.Fields(l); len(f) == 2 {
-			ids[f[1]] = f[0]
+// fixesByReplay: a fixed disposition whose commit F the gate's head does
+// not contain and no commit of the head's change matches by patch id
+// (fixesByPatch; the fix squashed with other commits, say) still holds
+// when a counted code round reviewed from a replay commit R (a residual
+// round) whose replayed head X contains F, and the gate's head holds every
+// file F changes exactly as the replay does: the fix's content, replayed by
+// git, is what the head holds, and the round from R reviewed every other
+// byte. Only with --expect-base (replay onto a base the caller trusts) and
+// a whole history, as creditByContent. A file of F's that the rebase's
+// conflict or a later commit changed is not the fix replayed: the finding
+// stays open until a triage names the commit that fixes it now.
+func (g *gate) fixesByReplay(s *seriesData, contained map[string]error) {
+	var lost []string
+	for c, err := range contained {
+		if errors.Is(err, errNotAncestor) {
+			lost = append(lost, c)
 		}
 	}
-	return ids, nil
+	if len(lost) == 0 || !g.opts.ExpectBaseGiven || s.head == "" || shallow(s.repo) {
+		return
+	}
+	slices.Sort(lost)
+	e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+	if err != nil {
+		return
+	}
+	from, err := mergeBase(s.repo, e, s.head)
+	if err != nil {
+		return
+	}
+	done := map[string]bool{}
+	for _, r := range s.rounds {
+		if r.state != published || r.rec == nil || r.rec.DryRun || r.pending || r.rec.Stage != "code" || !s.counts(r) {
+			continue
+		}
+		start := reviewedFrom(r.rec)
+		if done[start] {
+			continue
+		}
+		done[start] = true
+		p, err := replay.Parents(s.repo, start)
+		if err != nil || len(p) != 2 || p[0] != from {
+			continue
+		}
+		x := p[1]
+		old, err1 := mergeBase(s.repo, e, x)
+		mb, err2 := mergeBase(s.repo, from, x)
+		if err1 != nil || err2 != nil || mb != old {
+			continue
+		}
+		if _, ok, err := replay.Verify(s.repo, start, from, x); err != nil || !ok {
+			continue
+		}
+		for _, c := range lost {
+			if contained[c] == nil {
+				continue
+			}
+			if in, err := gitx.IsAncestor(s.repo, c, x); err != nil || !in {
+				continue
+			}
+			files, err := replay.Touched(s.repo, c)
+			if err != nil || len(files) == 0 {
+				continue
+			}
+			if differ, err := replay.Differ(s.repo, start, s.head, files...); err == nil && len(differ) == 0 {
+				contained[c] = nil
+			}
+		}
+	}
 }

@@ -56,6 +56,9 @@ func Markdown(run *envelope.Run, angles []string) string {
 	b.WriteString("This packet is the same for every reviewer of this round. Review the change it describes and answer as \"How to report\" says.\n\n")
 
 	writeChange(&b, run)
+	if run.Replay != nil {
+		writeReplay(&b, run)
+	}
 	if run.FollowUp != nil && !run.FollowUp.Full {
 		writeFollowUp(&b, run)
 	}
@@ -97,6 +100,22 @@ func writeChange(b *strings.Builder, run *envelope.Run) {
 	writeChanges(b, inCheck)
 	b.WriteString("### Other files changed\n\n")
 	writeChanges(b, other)
+}
+
+// writeReplay: the base is git's replay of a reviewed head onto a new
+// base (a rebase), so the range holds only what the head has beyond it.
+func writeReplay(b *strings.Builder, run *envelope.Run) {
+	r := run.Replay
+	b.WriteString("## The base of this round\n\n")
+	fmt.Fprintf(b, "The base `%s` is not a commit of the branch: spar wrote it as git's replay of `%s` (a head an earlier round of this series reviewed) onto `%s` (the base the change was rebased onto). The files changed from base to head are therefore only what the head holds beyond the reviewed change, rebased: what the rebase added or altered, which no reviewer has seen.\n\n", run.Base, r.Reviewed, r.Onto)
+	if len(r.Conflicts) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Replaying the reviewed change conflicted in these files. At the base they hold git's conflict markers (`<<<<<<< %s` above the new base's side, `=======`, the reviewed side, `>>>>>>> %s`), and the head holds how they were resolved by hand:\n\n", r.Onto, r.Reviewed)
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(b, "- %s\n", code(c))
+	}
+	b.WriteString("\nJudge each resolution against both sides: a resolution that drops or alters the reviewed change, or the new base's change, is a defect.\n\n")
 }
 
 func writeChanges(b *strings.Builder, cs []envelope.Change) {

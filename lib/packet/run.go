@@ -17,6 +17,7 @@ import (
 	"github.com/jaekit/spar/lib/gitx"
 	"github.com/jaekit/spar/lib/glob"
 	"github.com/jaekit/spar/lib/recordpath"
+	"github.com/jaekit/spar/lib/replay"
 	"github.com/jaekit/spar/lib/round"
 	"github.com/jaekit/spar/lib/standpoint"
 )
@@ -207,6 +208,13 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	// The changed files, split by check paths (G24).
 	if run.Changes, run.Excluded, err = Changes(repo, run.Base, run.Head, run.CheckPaths, cfg.Exclude); err != nil {
 		return nil, false, err
+	}
+	// A base that is git's replay of a reviewed head (the gate's residual
+	// round): the packet tells the reviewers what the range is.
+	if run.Stage == "code" {
+		if onto, reviewed, r, ok, err := replay.Of(repo, run.Base); err == nil && ok {
+			run.Replay = &envelope.ReplayBase{Onto: onto, Reviewed: reviewed, Conflicts: append([]string{}, r.Conflicts...)}
+		}
 	}
 	return run, changed, nil
 }
