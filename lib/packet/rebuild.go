@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -71,7 +72,20 @@ func CheckRun(run *envelope.Run, exclude []string) error {
 	if d := pathsDiffer(run.Excluded, excluded); d != "" {
 		return fmt.Errorf("run.excluded is not what the exclude globs leave out of the change from base to head (%s)"+edited, d)
 	}
+	// The packet's "## The base of this round" is git's, never the
+	// envelope's: a replay section written into run would put the
+	// agent's words before the reviewers.
+	if want := ReplayOf(run.Repo, run.Stage, run.Base); !reflect.DeepEqual(run.Replay, want) {
+		return fmt.Errorf("run.replay is not what git gives for the base %s (%s)"+edited, run.Base, replayWords(want))
+	}
 	return nil
+}
+
+func replayWords(r *envelope.ReplayBase) string {
+	if r == nil {
+		return "no replay commit"
+	}
+	return fmt.Sprintf("the replay of %s onto %s, conflicts %q", r.Reviewed, r.Onto, r.Conflicts)
 }
 
 // changesDiffer names the first difference between the changes run lists

@@ -211,12 +211,27 @@ func Prepare(a Args, cfg *envelope.Config) (run *envelope.Run, changed bool, err
 	}
 	// A base that is git's replay of a reviewed head (the gate's residual
 	// round): the packet tells the reviewers what the range is.
-	if run.Stage == "code" {
-		if onto, reviewed, r, ok, err := replay.Of(repo, run.Base); err == nil && ok {
-			run.Replay = &envelope.ReplayBase{Onto: onto, Reviewed: reviewed, Conflicts: append([]string{}, r.Conflicts...)}
-		}
-	}
+	run.Replay = ReplayOf(repo, run.Stage, run.Base)
 	return run, changed, nil
+}
+
+// ReplayOf is run.replay for a round of stage from base: set for a code
+// round whose base is a replay commit (git's replay of its second parent
+// onto its first gives its tree, computed again here), nil otherwise, and
+// nil when git cannot tell (the packet then has no replay section).
+func ReplayOf(repo, stage, base string) *envelope.ReplayBase {
+	if stage != "code" {
+		return nil
+	}
+	onto, reviewed, r, ok, err := replay.Of(repo, base)
+	if err != nil || !ok {
+		return nil
+	}
+	rb := &envelope.ReplayBase{Onto: onto, Reviewed: reviewed, Conflicts: []string{}}
+	for _, c := range r.Conflicts {
+		rb.Conflicts = append(rb.Conflicts, JSONText(c))
+	}
+	return rb
 }
 
 // Changes are the files changed from one commit to another as a packet
