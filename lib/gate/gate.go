@@ -112,7 +112,7 @@ type seriesData struct {
 	gated  string
 	judged bool
 	// residualBase: the replay commit a residual (7r) names, from which
-	// the round that clears it reviews the head (replayCommit); full:
+	// the round that clears it reviews the head (replay.Commit); full:
 	// the next run gets a first round's packet (--full), the last
 	// reviewed head being one a rebase left behind (nextRunCommand).
 	residualBase string

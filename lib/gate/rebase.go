@@ -171,7 +171,7 @@ func (g *gate) replay(s *seriesData, reviewed, want string) {
 }
 
 // replayReached: a round whose range starts at a replay commit R
-// (replayCommit: parents from, the merge base of --expect-base and the
+// (replay.Commit: parents from, the merge base of --expect-base and the
 // gate's head, and X) starts where the reviews reach when git's replay of
 // the change from old (the merge base of --expect-base and X) to X onto
 // from gives R's tree exactly, and the rounds chain from old to X: the
@@ -192,18 +192,8 @@ func (g *gate) replayReached(s *seriesData, e, from string, rounds []*roundData,
 		if reach[start] || slices.Contains(got, start) {
 			continue
 		}
-		p, err := replay.Parents(s.repo, start)
-		if err != nil || len(p) != 2 || p[0] != from || !heads[p[1]] {
-			continue
-		}
-		x := p[1]
-		old, err1 := mergeBase(s.repo, e, x)
-		mb, err2 := mergeBase(s.repo, from, x)
-		if err1 != nil || err2 != nil || mb != old {
-			continue
-		}
-		res, ok, err := replay.Verify(s.repo, start, from, x)
-		if err != nil || !ok {
+		x, old, res, ok := replayBase(s.repo, e, from, start, heads)
+		if !ok {
 			continue
 		}
 		if len(res.Conflicts) > 0 {
@@ -223,6 +213,31 @@ func (g *gate) replayReached(s *seriesData, e, from string, rounds []*roundData,
 		got = append(got, start)
 	}
 	return got
+}
+
+// replayBase reports whether start is a replay commit the gate believes
+// (one replay.Commit writes for a residual, or the same by content): its parents are from (the merge base of
+// --expect-base e and the gate's head) and a head X (one of heads, when
+// given), git's merge base of from and X is that of e and X (the replay is
+// of the reviewed change), and git's replay of X onto from gives start's
+// tree exactly. It returns X, the reviewed base (the merge base of e and
+// X) and the replay.
+func replayBase(repo, e, from, start string, heads map[string]bool) (x, old string, res replay.Result, ok bool) {
+	p, err := replay.Parents(repo, start)
+	if err != nil || len(p) != 2 || p[0] != from || (heads != nil && !heads[p[1]]) {
+		return "", "", replay.Result{}, false
+	}
+	x = p[1]
+	old, err1 := mergeBase(repo, e, x)
+	mb, err2 := mergeBase(repo, from, x)
+	if err1 != nil || err2 != nil || mb != old {
+		return "", "", replay.Result{}, false
+	}
+	res, ok, err = replay.Verify(repo, start, from, x)
+	if err != nil || !ok {
+		return "", "", replay.Result{}, false
+	}
+	return x, old, res, true
 }
 
 // rebaseAdvice: when the latest round reviewed a head that the gate's head
@@ -382,17 +397,8 @@ func (g *gate) fixesByReplay(s *seriesData, contained map[string]error) {
 			continue
 		}
 		done[start] = true
-		p, err := replay.Parents(s.repo, start)
-		if err != nil || len(p) != 2 || p[0] != from {
-			continue
-		}
-		x := p[1]
-		old, err1 := mergeBase(s.repo, e, x)
-		mb, err2 := mergeBase(s.repo, from, x)
-		if err1 != nil || err2 != nil || mb != old {
-			continue
-		}
-		if _, ok, err := replay.Verify(s.repo, start, from, x); err != nil || !ok {
+		x, _, _, ok := replayBase(s.repo, e, from, start, nil)
+		if !ok {
 			continue
 		}
 		for _, c := range lost {
