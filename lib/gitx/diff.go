@@ -23,62 +23,63 @@ type FileChange struct {
 // and head must be full commit IDs already resolved by ResolveCommit (G27);
 // they still go after --end-of-options.
 func Diff(dir, base, head string) ([]FileChange, error) {
-	common := []string{"diff", "-z", "-M", "--no-color", "--no-ext-diff", "--no-textconv"}
-	ns, err := Git(dir, append(append([]string{}, common...), "--name-status", "--end-of-options", base, head, "--")...)
+	// One git diff gives both: --raw (each file's status and paths), then
+	// --numstat (its line counts), from the same rename detection.
+	out, err := Git(dir, "diff", "-z", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--raw", "--numstat", "--end-of-options", base, head, "--")
 	if err != nil {
 		return nil, err
 	}
-	num, err := Git(dir, append(append([]string{}, common...), "--numstat", "--end-of-options", base, head, "--")...)
+	f := SplitZ(out)
+	changes, rest, err := parseRaw(f)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := parseNameStatus(ns)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := parseNumstat(num)
+	counts, err := parseNumstat(rest)
 	if err != nil {
 		return nil, err
 	}
 	if len(counts) != len(changes) {
-		return nil, fmt.Errorf("git diff: %d name-status entries but %d numstat entries", len(changes), len(counts))
+		return nil, fmt.Errorf("git diff: %d raw entries but %d numstat entries", len(changes), len(counts))
 	}
 	for i := range changes {
 		c := counts[i]
 		if c.path != changes[i].Path || c.oldPath != changes[i].OldPath {
-			return nil, fmt.Errorf("git diff: numstat entry %q does not match name-status entry %q", c.path, changes[i].Path)
+			return nil, fmt.Errorf("git diff: numstat entry %q does not match raw entry %q", c.path, changes[i].Path)
 		}
 		changes[i].Added, changes[i].Deleted = c.added, c.deleted
 	}
 	return changes, nil
 }
 
-// parseNameStatus reads `git diff --name-status -z`: "X\0path\0" or, for a
-// rename or copy, "R100\0old\0new\0".
-func parseNameStatus(b []byte) ([]FileChange, error) {
-	f := SplitZ(b)
+// parseRaw reads the `git diff --raw -z` entries at the start of f:
+// ":<modes> <ids> X\0path\0" or, for a rename or copy,
+// ":<modes> <ids> R100\0old\0new\0". It returns them and the fields
+// after them (the --numstat entries, none of which starts with a colon).
+// A path is read by its place, never by its first character.
+func parseRaw(f []string) ([]FileChange, []string, error) {
 	var out []FileChange
-	for i := 0; i < len(f); {
-		st := f[i]
-		if st == "" {
-			return nil, fmt.Errorf("git diff --name-status: empty status")
+	i := 0
+	for i < len(f) && strings.HasPrefix(f[i], ":") {
+		meta := strings.Fields(f[i])
+		if len(meta) != 5 || meta[4] == "" {
+			return nil, nil, fmt.Errorf("git diff --raw: malformed entry %q", f[i])
 		}
-		letter := st[:1]
+		letter := meta[4][:1]
 		if letter == "R" || letter == "C" {
 			if i+2 >= len(f) {
-				return nil, fmt.Errorf("git diff --name-status: truncated %s entry", letter)
+				return nil, nil, fmt.Errorf("git diff --raw: truncated %s entry", letter)
 			}
 			out = append(out, FileChange{Status: letter, OldPath: f[i+1], Path: f[i+2]})
 			i += 3
 			continue
 		}
 		if i+1 >= len(f) {
-			return nil, fmt.Errorf("git diff --name-status: truncated entry")
+			return nil, nil, fmt.Errorf("git diff --raw: truncated entry")
 		}
 		out = append(out, FileChange{Status: letter, Path: f[i+1]})
 		i += 2
 	}
-	return out, nil
+	return out, f[i:], nil
 }
 
 type numstat struct {
@@ -86,10 +87,10 @@ type numstat struct {
 	added, deleted int
 }
 
-// parseNumstat reads `git diff --numstat -z`: "A\tD\tpath\0" or, for a
-// rename, "A\tD\t\0old\0new\0". Binary files show "-" for both counts.
-func parseNumstat(b []byte) ([]numstat, error) {
-	f := SplitZ(b)
+// parseNumstat reads the fields of `git diff --numstat -z`:
+// "A\tD\tpath\0" or, for a rename, "A\tD\t\0old\0new\0". Binary files
+// show "-" for both counts.
+func parseNumstat(f []string) ([]numstat, error) {
 	var out []numstat
 	for i := 0; i < len(f); {
 		parts := strings.SplitN(f[i], "\t", 3)
