@@ -117,6 +117,9 @@ type seriesData struct {
 	// reviewed head being one a rebase left behind (nextRunCommand).
 	residualBase string
 	full         bool
+	// rewritten: the gate's head and the latest round's head have
+	// diverged, neither containing the other (rebaseAdvice).
+	rewritten bool
 	// nextBase: the base of the next run when a rebase left the latest
 	// round's base behind: the merge base of --expect-base and the head.
 	nextBase string
@@ -772,6 +775,11 @@ func (g *gate) headMismatch(s *seriesData) {
 			return
 		}
 		if s.head != s.latest.rec.Head && !s.headJudged() {
+			if what, clear := g.rewrite(s); what != "" {
+				g.reason("7h", "%s: round %s reviewed the head %s, but the repository's HEAD is %s%s; to clear: %sreview that head in a new round: %s",
+					s.display, s.latest.name, s.latest.rec.Head, s.head, what, clear, s.nextRun())
+				return
+			}
 			g.reason("7h", "%s: round %s reviewed the head %s, but the repository's HEAD is %s: commits made after the last review are not reviewed; to clear: review that head in a new round: %s",
 				s.display, s.latest.name, s.latest.rec.Head, s.head, s.nextRun())
 		}
@@ -782,9 +790,22 @@ func (g *gate) headMismatch(s *seriesData) {
 		return
 	}
 	if *s.expect != s.latest.rec.Head && !s.headJudged() {
-		g.reason("7", "%s: round %s reviewed the head %s, not --expect-head %s (%s); to clear: review that head in a new round: %s",
-			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, s.nextRun())
+		what, clear := g.rewrite(s)
+		g.reason("7", "%s: round %s reviewed the head %s, not --expect-head %s (%s)%s; to clear: %sreview that head in a new round: %s",
+			s.display, s.latest.name, s.latest.rec.Head, g.opts.ExpectHead, *s.expect, what, clear, s.nextRun())
 	}
+}
+
+// rewrite: what 7 and 7h say when the gate's head and the reviewed head
+// have diverged (rebaseAdvice: neither contains the other) and no
+// --expect-base was given: the branch was rewritten, and the gate was
+// not told the base to replay the reviewed change onto.
+func (g *gate) rewrite(s *seriesData) (what, clear string) {
+	if !s.rewritten || g.opts.ExpectBaseGiven {
+		return "", ""
+	}
+	return ", which does not contain it: the branch was rewritten (a rebase, an amend or a squash), and without --expect-base nothing is replayed",
+		"gate with the base the branch now starts from (" + g.gateCommand(g.fixedList(), "") + " --expect-base REV: a rebase without conflict is then credited by replay, anything else names what the reviews did not see), or "
 }
 
 // staleDocuments: docs/review-gate.md §8 — each document of the series' latest

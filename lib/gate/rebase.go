@@ -259,6 +259,8 @@ func (g *gate) rebaseAdvice(s *seriesData) {
 		}
 	} else if ok {
 		return
+	} else if back, err := gitx.IsAncestor(s.repo, s.head, s.latest.rec.Head); err == nil && !back {
+		s.rewritten = true
 	}
 	s.full = true
 	if !g.opts.ExpectBaseGiven {
