@@ -74,12 +74,46 @@ func (g *gate) creditByContent(s *seriesData) {
 		// replay is believed there (spar fetch fetches it whole).
 		return
 	}
-	if ok, err := gitx.IsAncestor(s.repo, reviewed, s.head); err != nil || ok {
-		// Commits made on top of the reviewed head, not a rewrite of
-		// it: 7 and 7h say what was not reviewed.
+	ok, err := gitx.IsAncestor(s.repo, reviewed, s.head)
+	if err != nil {
+		return
+	}
+	if ok {
+		// Commits made on top of the reviewed head: credited only when
+		// they are the reviewed change merged with the base (the base
+		// merged into the branch, a merge commit on main), git's replay
+		// giving the head's tree exactly; otherwise 7 and 7h say what
+		// was not reviewed, and the next round is a follow-up.
+		g.mergedOnTop(s, reviewed, want)
 		return
 	}
 	g.replay(s, reviewed, want)
+}
+
+// mergedOnTop credits a head H′ that descends from the reviewed head H by
+// replay when H′ holds nothing but the reviewed change merged with its
+// base: the merge base of --expect-base and H′ has moved on from the
+// reviewed base (the base was merged in), and git's replay of the
+// reviewed change onto it gives H′'s tree exactly. Anything else is left
+// to 7 and 7h, silently: commits made on top of H are a follow-up's.
+func (g *gate) mergedOnTop(s *seriesData, reviewed, want string) {
+	e, err := gitx.ResolveCommit(s.repo, g.opts.ExpectBase)
+	if err != nil {
+		return
+	}
+	old, err1 := mergeBase(s.repo, e, reviewed)
+	onto, err2 := mergeBase(s.repo, e, s.head)
+	if err1 != nil || err2 != nil || onto == old {
+		return
+	}
+	if mb, err := mergeBase(s.repo, onto, reviewed); err != nil || mb != old {
+		return
+	}
+	res, err := replay.Onto(s.repo, onto, reviewed)
+	if err != nil || len(res.Conflicts) > 0 || res.Tree != want {
+		return
+	}
+	g.credit(s, reviewed, "replay", fmt.Sprintf("reviewed as %s (head %s, merged with %s: identical to the replay)", s.latest.name, abbrev(reviewed), abbrev(onto)))
 }
 
 // replay: the change the latest counted round of s reviewed, from old (the
