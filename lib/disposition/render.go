@@ -9,8 +9,9 @@ import (
 
 // This file derives from the rules table what the other sides show and
 // decide: the gate's judgement of a ledger line (Closing), the triage
-// command a gate reason offers (Hint), and the usage text of spar triage
-// (UsageTable, Synopsis). None of them holds a rule of its own.
+// command a gate reason offers and its menu (Hint, Forms, StageAlso), and
+// the usage text of spar triage (UsageTable, Synopsis). None of them holds
+// a rule of its own.
 
 // Closing reports whether the ledger line e closes a finding of class in a
 // round of stage (docs/review-gate.md §3): its disposition
@@ -52,22 +53,61 @@ func Hint(cmd, class, stage string) string {
 	return out
 }
 
-// Forms are the spar triage flags (`--as D` and the options it needs) of
-// every disposition that closes a finding of class in a round of stage, in
-// table order; a duplicate, which closes through its chain, included.
+// Forms are the spar triage flags (`--as D` and the options its advice
+// names, Advised) of every disposition that closes a finding of class in a
+// round of stage, in table order; a duplicate, which closes through its
+// chain, included. A code-round defect's fix is the verified form,
+// `--as fixed --commit REV --check CMD`.
 func Forms(class, stage string) []string {
 	var forms []string
-	for _, r := range Rules {
-		if !r.Follows && !contains(r.Closes, class) {
-			continue
-		}
+	for _, r := range closers(class) {
 		f := "--as " + r.Disposition
-		for _, o := range r.Needed(class, stage) {
+		for _, o := range r.Advised(class, stage) {
 			f += " " + optArg(o)
 		}
 		forms = append(forms, f)
 	}
 	return forms
+}
+
+// StageAlso is what the first form of Forms(class, "") (a round of any
+// stage) needs more in a round of stage, "" when nothing: each need of that
+// stage's own, and where a verified fix claim gives the options, --check
+// first and then the words form, as in
+// `--check CMD, or --failed-before CHECK --passed-after CHECK`.
+func StageAlso(class, stage string) string {
+	rs := closers(class)
+	if len(rs) == 0 {
+		return ""
+	}
+	var out []string
+	for _, n := range rs[0].Needs {
+		if n.Stage == "" || !n.applies(class, stage) {
+			continue
+		}
+		words := make([]string, len(n.Options))
+		for i, o := range n.Options {
+			words[i] = optArg(o)
+		}
+		w := strings.Join(words, " ")
+		if n.Check {
+			w = optArg(OptCheck) + ", or " + w
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, "; ")
+}
+
+// closers are the rules of Forms: every one that closes a finding of class,
+// and the duplicate, in table order.
+func closers(class string) []Rule {
+	var out []Rule
+	for _, r := range Rules {
+		if r.Follows || contains(r.Closes, class) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Synopsis is the options part of spar triage's one-line synopsis:
@@ -78,7 +118,7 @@ func Synopsis() string {
 	for i, o := range Options {
 		out[i] = "[" + optArg(o.Flag) + "]"
 	}
-	return strings.Join(out, " ") + " [--check CMD [--allow-regression WORDS]]"
+	return strings.Join(out, " ") + " [" + optArg(OptCheck) + " [" + optArg(OptAllowRegression) + "]]"
 }
 
 // usageWidth is the width the usage text wraps at.
@@ -145,4 +185,11 @@ func optWords(opts []string) []string {
 	return out
 }
 
-func optArg(flag string) string { return "--" + flag + " " + OptionOf(flag).Arg }
+// optArg is a flag with the word for its value: a text option's (Options)
+// or a verified fix claim's (checkArgs).
+func optArg(flag string) string {
+	if arg, ok := checkArgs[flag]; ok {
+		return "--" + flag + " " + arg
+	}
+	return "--" + flag + " " + OptionOf(flag).Arg
+}

@@ -65,3 +65,31 @@ func TestUsageTableFollowsRules(t *testing.T) {
 		}
 	}
 }
+
+// The advice names the verified fix claim first: a code-round defect's fix
+// is --check CMD in place of the words --failed-before and --passed-after
+// (which triage still accepts and the gate still reads, Needed); a plan
+// round's is unchanged. The menu's code-round note names both.
+func TestFormsNameTheVerifiedFix(t *testing.T) {
+	if got := Forms("defect", "code")[0]; got != "--as fixed --commit REV --check CMD" {
+		t.Errorf("code defect: %s", got)
+	}
+	if got := Forms("defect", "plan")[0]; got != "--as fixed --commit REV" {
+		t.Errorf("plan defect: %s", got)
+	}
+	if got := Forms("requirement-question", "code")[0]; got != "--as answered --user-quote WORDS" {
+		t.Errorf("code question: %s", got)
+	}
+	if got := StageAlso("defect", "code"); got != "--check CMD, or --failed-before CHECK --passed-after CHECK" {
+		t.Errorf("code defect, also: %s", got)
+	}
+	for _, c := range [][2]string{{"defect", "plan"}, {"requirement-question", "code"}} {
+		if got := StageAlso(c[0], c[1]); got != "" {
+			t.Errorf("%s in a %s round, also: %q", c[0], c[1], got)
+		}
+	}
+	r, _ := Lookup(Fixed)
+	if got := strings.Join(r.Needed("defect", "code"), " "); got != "commit failed-before passed-after" {
+		t.Errorf("what triage needs of a code defect's fix changed: %s", got)
+	}
+}

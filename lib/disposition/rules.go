@@ -32,6 +32,17 @@ const (
 	OptPassedAfter  = "passed-after"
 )
 
+// Spar's own options of a verified fix claim (checkFlags): they are not
+// ledger text, so they are not in Options.
+const (
+	OptCheck           = "check"
+	OptAllowRegression = "allow-regression"
+)
+
+// checkArgs are the words the usage and the advice show for the values of
+// the verified fix claim's options.
+var checkArgs = map[string]string{OptCheck: "CMD", OptAllowRegression: "WORDS"}
+
 // Option is one text option of spar triage: the word its usage shows for
 // the value, the ledger field that records it, and what the gate says of a
 // ledger line whose disposition needs it and that lacks it.
@@ -89,6 +100,12 @@ type Need struct {
 	Options []string
 	Classes []string
 	Stage   string
+	// Check is set when a verified fix claim gives the options: --check
+	// CMD runs the command and is their text when they are not given
+	// (checkFlags). The advice (Forms) names --check CMD in their place;
+	// what triage accepts and the gate demands is still Options (Needed),
+	// so the options alone, given as words, keep doing what they did.
+	Check bool
 }
 
 func (n Need) applies(class, stage string) bool {
@@ -141,7 +158,7 @@ var Rules = []Rule{
 		// "fixed" is evidence and not a claim.
 		Needs: []Need{
 			{Options: []string{OptCommit}},
-			{Options: []string{OptFailedBefore, OptPassedAfter}, Classes: []string{envelope.ClassDefect}, Stage: "code"},
+			{Options: []string{OptFailedBefore, OptPassedAfter}, Classes: []string{envelope.ClassDefect}, Stage: "code", Check: true},
 		},
 		Note: "(a revision git resolves)",
 	},
@@ -192,6 +209,23 @@ func (r Rule) Needed(class, stage string) []string {
 	var out []string
 	for _, n := range r.Needs {
 		if n.applies(class, stage) {
+			out = append(out, n.Options...)
+		}
+	}
+	return out
+}
+
+// Advised returns the options the advice names for a finding of class in a
+// round of stage, in table order: Needed, with --check in place of the
+// options a verified fix claim gives (Need.Check).
+func (r Rule) Advised(class, stage string) []string {
+	var out []string
+	for _, n := range r.Needs {
+		switch {
+		case !n.applies(class, stage):
+		case n.Check:
+			out = append(out, OptCheck)
+		default:
 			out = append(out, n.Options...)
 		}
 	}

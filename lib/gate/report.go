@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaekit/spar/lib/config"
+	"github.com/jaekit/spar/lib/disposition"
 	"github.com/jaekit/spar/lib/envelope"
 	"github.com/jaekit/spar/lib/sarif"
 )
@@ -291,15 +292,17 @@ func (r *Report) menus() []string {
 
 // MenuLine is what else clears a reason whose Menu is menu: its label and
 // the commands, the first one spelled out: every disposition that closes
-// a finding of that class (dispositions, docs/review-round.md §8.2), or a waiver for a
-// required reviewer.
+// a finding of that class (dispositions, docs/review-round.md §8.2), the
+// first with what a code round needs more (disposition.StageAlso: the
+// verified --check first, then the words form), or a waiver for a required
+// reviewer.
 func MenuLine(menu string) (label string, commands []string) {
 	if menu == waiverMenu {
 		return "a required reviewer without a review is also cleared with the user's words", []string{"spar waive ROUND --reviewer NAME --user-quote WORDS"}
 	}
 	ds := dispositions(menu, "")
-	if menu == "defect" {
-		ds[0] += " (in a code round also --failed-before CHECK --passed-after CHECK)"
+	if also := disposition.StageAlso(menu, "code"); also != "" {
+		ds[0] += " (in a code round also " + also + ")"
 	}
 	return "a " + menu + " closes with", append([]string{"spar triage ROUND ID " + ds[0]}, ds[1:]...)
 }

@@ -60,7 +60,7 @@ func TestCommandOf(t *testing.T) {
 // The one command a reason names is the first disposition of its class;
 // the menu lists them all, the same table.
 func TestDispositionsAndMenu(t *testing.T) {
-	if got := triageHint("reviews/a b/code-1", "x-F1", "defect", "code"); got != "spar triage 'reviews/a b/code-1' x-F1 --as fixed --commit REV --failed-before CHECK --passed-after CHECK" {
+	if got := triageHint("reviews/a b/code-1", "x-F1", "defect", "code"); got != "spar triage 'reviews/a b/code-1' x-F1 --as fixed --commit REV --check CMD" {
 		t.Errorf("code defect: %s", got)
 	}
 	if got := triageHint("r", "x-F1", "defect", "plan"); got != "spar triage r x-F1 --as fixed --commit REV" {
@@ -79,7 +79,7 @@ func TestDispositionsAndMenu(t *testing.T) {
 		}
 	}
 	_, cmds = MenuLine("defect")
-	if len(cmds) != 5 || !strings.HasPrefix(cmds[0], "spar triage ROUND ID --as fixed --commit REV (in a code round also") {
+	if len(cmds) != 5 || cmds[0] != "spar triage ROUND ID --as fixed --commit REV (in a code round also --check CMD, or --failed-before CHECK --passed-after CHECK)" {
 		t.Errorf("defect: %q", cmds)
 	}
 	if label, cmds := MenuLine(waiverMenu); !strings.Contains(label, "required reviewer") || cmds[0] != "spar waive ROUND --reviewer NAME --user-quote WORDS" {

@@ -116,7 +116,7 @@ func TestStatusFollowsTheGate(t *testing.T) {
 	if !reflect.DeepEqual(s.Corroborated, wantC) {
 		t.Errorf("corroborated %+v", s.Corroborated)
 	}
-	if s.Next != "spar triage "+series+"/code-1 codex-F1 --as fixed --commit REV --failed-before CHECK --passed-after CHECK" {
+	if s.Next != "spar triage "+series+"/code-1 codex-F1 --as fixed --commit REV --check CMD" {
 		t.Errorf("next %q", s.Next)
 	}
 	if len(s.RequiredReviewers) != 1 || s.RequiredReviewers[0].Status != ReviewerCompleted {
