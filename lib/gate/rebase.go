@@ -401,9 +401,9 @@ func (g *gate) fixesByPatch(s *seriesData, contained map[string]error) {
 // file F changes exactly as the replay does: the fix's content, replayed by
 // git, is what the head holds, and the round from R reviewed every other
 // byte. Only with --expect-base (replay onto a base the caller trusts) and
-// a whole history, as creditByContent. A file of F's that the rebase's
-// conflict or a later commit changed is not the fix replayed: the finding
-// stays open until a triage names the commit that fixes it now.
+// a whole history, as creditByContent. A file of F's where the replay
+// conflicted, or that a later commit changed, is not the fix replayed: the
+// finding stays open until a triage names the commit that fixes it now.
 func (g *gate) fixesByReplay(s *seriesData, contained map[string]error) {
 	var lost []string
 	for c, err := range contained {
@@ -433,7 +433,7 @@ func (g *gate) fixesByReplay(s *seriesData, contained map[string]error) {
 			continue
 		}
 		done[start] = true
-		x, _, _, ok := replayBase(s.repo, e, from, start, nil)
+		x, _, res, ok := replayBase(s.repo, e, from, start, nil)
 		if !ok {
 			continue
 		}
@@ -445,7 +445,10 @@ func (g *gate) fixesByReplay(s *seriesData, contained map[string]error) {
 				continue
 			}
 			files, err := replay.Touched(s.repo, c)
-			if err != nil || len(files) == 0 {
+			if err != nil || len(files) == 0 || slices.ContainsFunc(files, func(f string) bool { return slices.Contains(res.Conflicts, f) }) {
+				// A file of the fix where the replay conflicted holds
+				// git's markers, or (a binary file, one side's
+				// deletion) one side only: not the fix replayed.
 				continue
 			}
 			if differ, err := replay.Differ(s.repo, start, s.head, files...); err == nil && len(differ) == 0 {
