@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-func TestDiff_RenamesBinaryAndSpaces(t *testing.T) {
-	dir := t.TempDir()
-	run := func(args ...string) {
+// testGit runs git in dir with no user or system configuration and a
+// fixed identity; a failure fails the test.
+func testGit(t *testing.T, dir string) func(args ...string) {
+	return func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -20,6 +21,11 @@ func TestDiff_RenamesBinaryAndSpaces(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+func TestDiff_RenamesBinaryAndSpaces(t *testing.T) {
+	dir := t.TempDir()
+	run := testGit(t, dir)
 	write := func(name, text string) {
 		t.Helper()
 		p := filepath.Join(dir, name)
@@ -71,16 +77,7 @@ func TestDiff_RenamesBinaryAndSpaces(t *testing.T) {
 // or a count ("1\t2") change nothing.
 func TestDiff_PathsThatLookLikeEntries(t *testing.T) {
 	dir := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e.invalid")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := testGit(t, dir)
 	run("init", "-q")
 	os.WriteFile(filepath.Join(dir, "keep"), []byte("k\n"), 0o644)
 	run("add", ".")

@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jaekit/spar/lib/envelope"
+	"github.com/jaekit/spar/lib/replay"
 )
 
 // travelled is v after the trip through the envelope: encoded as JSON by
@@ -123,15 +123,7 @@ func TestTrust_PacketTextRebuilt_RunFromTheRepository(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("package main\n"), 0o644); err != nil {
 		t.Skipf("a file name that is not UTF-8: %v", err)
 	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e.invalid")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { gitIn(t, repo, args...) }
 	git("add", "-A")
 	git("commit", "-qm", "a name that is not UTF-8")
 	cfg := goldenConfig()
@@ -206,24 +198,17 @@ func TestJSONText_AsJSONReadsIt(t *testing.T) {
 // but holds another tree gets none.
 func TestTrust_ReplaySectionIsGits(t *testing.T) {
 	repo := gitRepo(t)
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e.invalid")
-		out, err := cmd.CombinedOutput()
-		if err != nil && !(len(args) > 0 && args[0] == "merge-tree") {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(args ...string) string { return gitIn(t, repo, args...) }
 	reviewed := git("rev-parse", "HEAD")
 	git("checkout", "-q", "-b", "moved", "HEAD~1")
 	os.WriteFile(filepath.Join(repo, "checks/t.py"), []byte("print(3)\n"), 0o644)
 	git("commit", "-qam", "moved")
 	onto := git("rev-parse", "HEAD")
-	tree := strings.Fields(git("merge-tree", "--write-tree", "--no-messages", onto, reviewed))[0]
-	rc := git("commit-tree", "-p", onto, "-p", reviewed, "-m", "replay", tree)
+	rp, err := replay.Onto(repo, onto, reviewed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := git("commit-tree", "-p", onto, "-p", reviewed, "-m", "replay", rp.Tree)
 	os.WriteFile(filepath.Join(repo, "checks/t.py"), []byte("print(2) # and 3\n"), 0o644)
 	git("commit", "-qam", "resolved")
 	cfg := goldenConfig()
