@@ -322,31 +322,30 @@ func TestStatusWhyOfAFixThatDoesNotClose(t *testing.T) {
 	}
 }
 
-// A reviewer that returns a rejected claim again: its duplicates (a chain
-// of two) and a repeat of it (repeat_of, not triaged) count as rejected in
-// its figures (docs/review-gate.md §6), so that it does not look precise.
-func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
+// restated is one round of a series in which codex returns the same
+// defect codex-F1 each time: that round's ledger, or its repeat_of.
+type restated struct {
+	Ledger   []round.LedgerEntry
+	RepeatOf string
+}
+
+// restatedStatus writes a series reviews/s of one code round per step
+// (round n: base the first commit, head the n-th, codex required and
+// completed) and returns its status.
+func restatedStatus(t *testing.T, steps []restated) SeriesStatus {
+	t.Helper()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := fixture.Repo(t, repo, 4)
+	c := fixture.Repo(t, repo, len(steps))
 	cfg := filepath.Join(root, "spar.toml")
 	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SPAR_CONFIG", cfg)
-	type step struct {
-		Ledger   []round.LedgerEntry
-		RepeatOf string
-	}
-	for i, sp := range []step{
-		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "rejected", Evidence: "the handler saves first"}}},
-		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-1/codex-F1", OfRound: "code-1"}}},
-		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-2/codex-F1", OfRound: "code-2"}}},
-		{RepeatOf: "code-3/codex-F1"},
-	} {
+	for i, sp := range steps {
 		n := i + 1
 		f := fixture.Finding{ID: "codex-F1", Class: "defect", RepeatOf: sp.RepeatOf}
 		spec := fixture.Spec{Dir: fmt.Sprintf("reviews/s/code-%d", n), Repo: "repo", Base: c[0], Head: c[n], Number: n,
@@ -356,7 +355,19 @@ func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := mustStatus(t, filepath.Join(root, "reviews", "s"))
+	return mustStatus(t, filepath.Join(root, "reviews", "s"))
+}
+
+// A reviewer that returns a rejected claim again: its duplicates (a chain
+// of two) and a repeat of it (repeat_of, not triaged) count as rejected in
+// its figures (docs/review-gate.md §6), so that it does not look precise.
+func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
+	s := restatedStatus(t, []restated{
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "rejected", Evidence: "the handler saves first"}}},
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-1/codex-F1", OfRound: "code-1"}}},
+		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-2/codex-F1", OfRound: "code-2"}}},
+		{RepeatOf: "code-3/codex-F1"},
+	})
 	if s.Convergence == nil || len(s.Convergence.Reviewers) != 1 {
 		t.Fatalf("convergence %+v", s.Convergence)
 	}
@@ -375,36 +386,11 @@ func TestReviewerFiguresCountRestatedRejections(t *testing.T) {
 // loop counts neither as new, and the trend says the finding was restated
 // twice rather than converging (docs/review-gate.md §6).
 func TestLoopCountsDuplicatesOfEarlierFindingsAsRepeats(t *testing.T) {
-	root := t.TempDir()
-	repo := filepath.Join(root, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c := fixture.Repo(t, repo, 3)
-	cfg := filepath.Join(root, "spar.toml")
-	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("SPAR_CONFIG", cfg)
-	type step struct {
-		Ledger   []round.LedgerEntry
-		RepeatOf string
-	}
-	for i, sp := range []step{
+	s := restatedStatus(t, []restated{
 		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "rejected", Evidence: "the handler saves first"}}},
 		{Ledger: []round.LedgerEntry{{Finding: "codex-F1", Disposition: "duplicate", Of: "code-1/codex-F1", OfRound: "code-1"}}},
 		{RepeatOf: "code-2/codex-F1"},
-	} {
-		n := i + 1
-		f := fixture.Finding{ID: "codex-F1", Class: "defect", RepeatOf: sp.RepeatOf}
-		spec := fixture.Spec{Dir: fmt.Sprintf("reviews/s/code-%d", n), Repo: "repo", Base: c[0], Head: c[n], Number: n,
-			StartedAt: fmt.Sprintf("2026-01-01T00:00:0%dZ", n), Required: []string{"codex"}, Reviewers: []string{"codex=completed"},
-			Findings: []fixture.Finding{f}, Ledger: sp.Ledger}
-		if err := fixture.Write(root, spec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := mustStatus(t, filepath.Join(root, "reviews", "s"))
+	})
 	if s.Convergence == nil || len(s.Convergence.Rounds) != 3 {
 		t.Fatalf("convergence %+v", s.Convergence)
 	}
