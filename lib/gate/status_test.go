@@ -21,19 +21,28 @@ import (
 // defect, a defect fixed by c2 and an automatically deferred hardening;
 // code-2 reviewed c2 and has claude's defect at the same place as code-1's
 // open one (corroborated). It returns the series folder and the commits.
-func statusSeries(t *testing.T) (string, []string) {
+// statusRepo makes a repository "repo" of n+1 commits (fixture.Repo) in a
+// new folder, and points SPAR_CONFIG at a configuration there holding
+// config; it returns the folder and the commits.
+func statusRepo(t *testing.T, n int, config string) (string, []string) {
 	t.Helper()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := fixture.Repo(t, repo, 3)
+	c := fixture.Repo(t, repo, n)
 	cfg := filepath.Join(root, "spar.toml")
-	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SPAR_CONFIG", cfg)
+	return root, c
+}
+
+func statusSeries(t *testing.T) (string, []string) {
+	t.Helper()
+	root, c := statusRepo(t, 3, "[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n")
 	specs := []fixture.Spec{
 		{Dir: "reviews/s/code-1", Repo: "repo", Base: c[0], Head: c[1], Number: 1, StartedAt: "2026-01-01T00:00:01Z",
 			Required: []string{"codex"}, Reviewers: []string{"codex=completed", "claude=completed"},
@@ -334,17 +343,7 @@ type restated struct {
 // completed) and returns its status.
 func restatedStatus(t *testing.T, steps []restated) SeriesStatus {
 	t.Helper()
-	root := t.TempDir()
-	repo := filepath.Join(root, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c := fixture.Repo(t, repo, len(steps))
-	cfg := filepath.Join(root, "spar.toml")
-	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("SPAR_CONFIG", cfg)
+	root, c := statusRepo(t, len(steps), "[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n")
 	for i, sp := range steps {
 		n := i + 1
 		f := fixture.Finding{ID: "codex-F1", Class: "defect", RepeatOf: sp.RepeatOf}
@@ -421,17 +420,7 @@ func TestStatus_RestatedFindingAdviceMatchesGate(t *testing.T) {
 }
 
 func restatedAdviceMatchesGate(t *testing.T, by string) {
-	root := t.TempDir()
-	repo := filepath.Join(root, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c := fixture.Repo(t, repo, 3)
-	cfg := filepath.Join(root, "spar.toml")
-	if err := os.WriteFile(cfg, []byte("[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n\n[[reviewers]]\nname = \"claude\"\npreset = \"claude\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("SPAR_CONFIG", cfg)
+	root, c := statusRepo(t, 3, "[[reviewers]]\nname = \"codex\"\npreset = \"codex\"\n\n[[reviewers]]\nname = \"claude\"\npreset = \"claude\"\n")
 	for _, spec := range []fixture.Spec{
 		{Dir: "reviews/s/code-1", Repo: "repo", Base: c[0], Head: c[1], Number: 1, StartedAt: "2026-01-01T00:00:01Z",
 			Required: []string{"codex", "claude"}, Reviewers: []string{"codex=completed", "claude=completed"},
@@ -448,7 +437,7 @@ func restatedAdviceMatchesGate(t *testing.T, by string) {
 			t.Fatal(err)
 		}
 	}
-	if out, err := exec.Command("git", "-C", repo, "update-ref", "refs/heads/main", c[2]).CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "-C", filepath.Join(root, "repo"), "update-ref", "refs/heads/main", c[2]).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	series := filepath.Join(root, "reviews", "s")
